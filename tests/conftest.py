@@ -1,0 +1,64 @@
+"""Shared fixtures: real temporary git repos and an isolated environment.
+
+Every test gets its own HOME-independent config and state dirs so the
+developer's real config never leaks in. Fixtures for the scripted Ollama
+server live in tests/ollama_server.py and are re-exported here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Dev",
+    "GIT_AUTHOR_EMAIL": "dev@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Dev",
+    "GIT_COMMITTER_EMAIL": "dev@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    """Run git in ``repo`` and return stdout (a real subprocess, as a user would)."""
+    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    if check and out.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {out.stderr}")
+    return out.stdout
+
+
+def make_repo(path: Path, files: dict[str, str] | None = None, commit: bool = True) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test Dev")
+    git(path, "config", "user.email", "dev@example.invalid")
+    git(path, "config", "commit.gpgsign", "false")
+    for name, content in (files or {"README.md": "# demo\n", "app.py": "def add(a, b):\n    return a + b\n"}).items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    if commit:
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", "initial commit")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = tmp_path_factory.mktemp("env")
+    monkeypatch.setenv("DEVAGENT_CONFIG", str(base / "no-user-config.toml"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")))
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repo with README.md and app.py committed on main."""
+    return make_repo(tmp_path / "repo")
