@@ -1,0 +1,184 @@
+"""A Session wires the engine for one repository: store, sandbox, policy, tools, backend, agent.
+
+Front ends (TUI, headless, editor plug-ins) drive only this class. Opening a session never
+needs the model server; ``connect()`` does, and may be retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tui.core.approval import Approver, Proposal, new_proposal_id
+from tui.core.config import Config
+from tui.core.errors import DevagentError, ModelError, RepoError
+from tui.core.events import (Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted, ToolCallFinished,
+                             ToolCallStarted, TurnDone)
+from tui.core.llm.base import ModelInfo
+from tui.core.store import Store, default_store_path
+from tui.core.tools.base import ToolContext
+
+
+def git_common_dir(repo: Path) -> Path:
+    out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=repo,
+                         capture_output=True, text=True, timeout=10)
+    if out.returncode != 0:
+        raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.strip()})")
+    return Path(out.stdout.strip())
+
+
+class Session:
+    def __init__(self) -> None:  # use Session.open
+        self.messages: list[dict[str, Any]] = []
+        self.agent: Any = None
+        self.info: ModelInfo | None = None
+        self._connect_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, repo: Path, config: Config, *, approver: Approver, emit: Emit, resume: str | None = None,
+                   model: str | None = None, host: str | None = None, backend: str | None = None,
+                   model_file: str | None = None) -> "Session":
+        from tui.core.llm.factory import make_backend
+        from tui.core.policy import Policy
+        from tui.core.sandbox import Sandbox, detect
+
+        self = cls()
+        self.repo, self.config, self.approver, self._emit_out = repo, config, approver, emit
+        self.requested_model = model or config.model.name or None
+        self.store = Store(default_store_path(await asyncio.to_thread(git_common_dir, repo)))
+        self.sandbox_info = await asyncio.to_thread(detect, config)
+        self.sandbox = Sandbox(repo, config, self.sandbox_info)
+        self.policy = Policy(config, self.sandbox_info.active, repo)
+        self.backend = make_backend(config, backend=backend, host=host, model_file=model_file)
+        resumed = False
+        if resume:
+            row = self.store.find_session(resume)
+            if row is None:
+                raise DevagentError(f"no session {resume!r} to resume in this repository",
+                                    "List them with `devagent run --sessions`.")
+            self.session_id = row.id
+            self.messages = self.store.messages(row.id)
+            self.requested_model = self.requested_model or row.model or None
+            resumed = True
+        else:
+            self.session_id = self.store.new_session(repo, model=self.requested_model or "")
+        from tui.core.tools.registry import load_tools
+
+        self.tools = load_tools()
+        self.ctx = ToolContext(repo=repo, config=config, emit=self.emit, sandbox=self.sandbox,
+                               session_id=self.session_id)
+        self.emit(SessionStarted(session_id=self.session_id, repo=str(repo), model=self.requested_model or "",
+                                 backend=getattr(self.backend, "name", "ollama"), sandbox=self.sandbox_info.kind,
+                                 resumed=resumed))
+        if not self.sandbox_info.active:
+            self.emit(Notice(f"NO SANDBOX: {self.sandbox_info.detail} Every command needs your explicit approval.",
+                             "warning"))
+        if resumed:
+            self._recover_interrupted()
+        return self
+
+    @property
+    def model_name(self) -> str:
+        return self.info.name if self.info else (self.requested_model or "")
+
+    def emit(self, event: Event) -> None:
+        """Record, then deliver. The store write comes first so a crash loses nothing shown."""
+        try:
+            self.store.add_event(self.session_id, event.to_dict())
+        except Exception as exc:  # noqa: BLE001 - recording must never break the turn; say so instead
+            self._emit_out(ErrorEvent(f"could not record an event: {exc}", source="engine"))
+        self._emit_out(event)
+
+    def _recover_interrupted(self) -> None:
+        """Proposals left pending or approved-but-unfinished by a killed process are reported, not re-run."""
+        lost = [p for p in self.store.proposals(self.session_id) if p["_status"] in ("pending", "approved")]
+        for item in lost:
+            self.store.set_proposal(item["id"], "interrupted")
+        if lost:
+            names = "; ".join(f"{p['kind']}: {p['summary']}" for p in lost)
+            self.emit(Notice(f"the previous run stopped before finishing {len(lost)} proposal(s): {names}. "
+                             "They were not re-run; check `git status` and ask again if needed.", "warning"))
+            self.messages.append({"role": "user", "_tool": True, "content":
+                                  f"(devagent) The previous session was interrupted. These proposals did not finish "
+                                  f"and may not have been applied: {names}."})
+            self.store.add_message(self.session_id, self.messages[-1])
+
+    async def connect(self) -> ModelInfo:
+        async with self._connect_lock:
+            host = getattr(self.backend, "host", "")
+            try:
+                self.info = await self.backend.connect(self.requested_model)
+            except ModelError as err:
+                self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
+                raise
+            self.emit(ServerStatus("connected", host, self.info.name))
+            self.store.touch(self.session_id, model=self.info.name)
+            self._build_agent()
+            return self.info
+
+    def _build_agent(self) -> None:
+        from tui.core.agent import Agent
+        from tui.core.prompt import system_prompt
+
+        assert self.info is not None
+        if not self.messages or self.messages[0].get("role") != "system":
+            prompt = system_prompt(self.repo, self.tools, self._repo_map())
+            self.messages.insert(0, {"role": "system", "content": prompt})
+            self.store.add_message(self.session_id, self.messages[0]) if len(self.messages) == 1 else None
+        self.agent = Agent(backend=self.backend, info=self.info, tools=self.tools, approver=self.approver,
+                           policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
+                           config=self.config, emit=self.emit, messages=self.messages)
+
+    def _repo_map(self) -> str:
+        try:
+            from tui.core.repomap import build_repo_map
+        except ImportError:
+            return ""
+        try:
+            return build_repo_map(self.repo, "", budget_tokens=250)
+        except Exception:  # noqa: BLE001 - the map is an aid; never fail a session over it
+            return ""
+
+    async def run_turn(self, prompt: str) -> TurnDone:
+        if self.agent is None:
+            await self.connect()
+        self.store.touch(self.session_id, title=prompt)
+        return await self.agent.run_turn(prompt)
+
+    async def run_user_command(self, command: str) -> None:
+        """The developer's own `!command`: same policy, approver and sandbox as the agent's commands."""
+        from tui.core.tools.run_command import COMMAND
+
+        proposal = Proposal(id=new_proposal_id(), kind="command", tool="user", summary=command.splitlines()[0],
+                            command=command, arguments={"command": command})
+        call_id = "user-" + proposal.id
+        self.emit(ToolCallStarted(call_id=call_id, name="run_command", arguments={"command": command}, source="user"))
+        decide = self.agent.decide if self.agent else self._decide_without_model
+        decision = await decide(proposal)
+        if not decision.approved:
+            self.emit(ToolCallFinished(call_id, "run_command", False, f"rejected {decision.reason}".strip()))
+            return
+        assert COMMAND.execute is not None
+        result = await COMMAND.execute(self.ctx, proposal, decision)
+        self.emit(ToolCallFinished(call_id, "run_command", result.ok, result.summary, result.output, result.diff))
+
+    async def _decide_without_model(self, proposal: Proposal):  # type: ignore[no-untyped-def]
+        from tui.core.agent import Agent
+
+        agent = Agent(backend=self.backend, info=ModelInfo(""), tools=self.tools, approver=self.approver,
+                      policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
+                      config=self.config, emit=self.emit, messages=self.messages)
+        return await agent.decide(proposal)
+
+    async def close(self) -> None:
+        try:
+            self.sandbox.kill_all()
+        finally:
+            try:
+                await self.backend.close()
+            except Exception:  # noqa: BLE001 - closing must not raise on the way out
+                pass
+            self.store.close()
+

@@ -1,0 +1,69 @@
+"""Small helpers shared by tools: bounded text, async git, tool-argument checks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from tui.core.errors import ToolError
+
+CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text
+
+
+def bound(text: str, max_chars: int, what: str = "output") -> str:
+    """Keep the head and the tail of ``text`` with a marker saying how much was cut."""
+    if len(text) <= max_chars:
+        return text
+    head = max_chars * 2 // 3
+    tail = max_chars - head
+    dropped = len(text) - head - tail
+    return f"{text[:head]}\n[... {dropped} characters of {what} omitted ...]\n{text[-tail:]}"
+
+
+def str_arg(args: dict[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
+    value = args.get(name, default)
+    if value is None:
+        value = default
+    if required and (value == "" and name not in args):
+        raise ToolError(f"missing argument '{name}'")
+    if not isinstance(value, str):
+        if isinstance(value, (int, float, bool)):
+            return str(value)
+        raise ToolError(f"argument '{name}' must be a string")
+    return value
+
+
+def int_arg(args: dict[str, Any], name: str, default: int | None, *, lo: int = 1, hi: int = 10**6) -> int | None:
+    value = args.get(name, default)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(float(value))
+    except (TypeError, ValueError):
+        raise ToolError(f"argument '{name}' must be a number, got {value!r}") from None
+    return max(lo, min(hi, number))
+
+
+def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
+    value = args.get(name, default)
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "y", "on")
+    return bool(value)
+
+
+async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, str]:
+    """Run a read-only git command (outside the sandbox: it only reads) and return (code, stdout+stderr)."""
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    proc = await asyncio.create_subprocess_exec(
+        "git", "-c", "core.quotepath=off", "-c", "color.ui=never", *args, cwd=repo,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env,
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
+    except (asyncio.TimeoutError, asyncio.CancelledError):
+        proc.kill()
+        await proc.wait()
+        raise
+    return proc.returncode or 0, out.decode("utf-8", "replace")

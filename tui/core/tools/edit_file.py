@@ -1,0 +1,85 @@
+"""edit_file(path, old, new): replace one exact occurrence of ``old`` with ``new``.
+
+Small models often get indentation or trailing spaces slightly wrong: when the exact
+text is absent, a block whose lines match after stripping whitespace is accepted if it
+is unique. Anything else is refused with the reason, so the model can retry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.core.approval import Proposal
+from tui.core.errors import ToolError
+from tui.core.tools.base import ToolContext, ToolSpec, params
+from tui.core.tools.common import str_arg
+from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
+
+
+def _loose_span(text: str, old: str) -> tuple[int, int] | None:
+    """Find ``old`` by lines compared without surrounding whitespace; the span in ``text`` if unique."""
+    want = [line.strip() for line in old.strip("\n").splitlines()]
+    if not want or not any(want):
+        return None
+    lines = text.splitlines(keepends=True)
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    hits = [i for i in range(len(lines) - len(want) + 1)
+            if all(lines[i + k].strip() == want[k] for k in range(len(want)))]
+    if len(hits) != 1:
+        return None
+    i = hits[0]
+    end_line = lines[i + len(want) - 1]
+    end = starts[i + len(want) - 1] + len(end_line.rstrip("\r\n"))
+    return starts[i], end
+
+
+def replace_once(text: str, old: str, new: str, rel: str) -> str:
+    if not old:
+        raise ToolError("'old' must not be empty; use write_file to create or replace a whole file")
+    count = text.count(old)
+    if count == 1:
+        return text.replace(old, new, 1)
+    if count > 1:
+        raise ToolError(f"the text to replace occurs {count} times in {rel}; include more surrounding lines so it is unique")
+    span = _loose_span(text, old)
+    if span is None:
+        raise ToolError(f"the text to replace was not found in {rel}. Read the file again and copy the exact lines.")
+    start, end = span
+    return text[:start] + new.strip("\n") + text[end:]
+
+
+async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    rel = str_arg(args, "path")
+    old_text = str_arg(args, "old", required=False)
+    new_text = str_arg(args, "new", required=False)
+    _, old = read_current(ctx, rel)
+    if old is None:
+        raise ToolError(f"{rel} does not exist; use write_file to create it")
+    if b"\0" in old[:8000]:
+        raise ToolError(f"{rel} is binary; it cannot be edited as text")
+    crlf = b"\r\n" in old
+    text = old.decode("utf-8", "surrogateescape")
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    updated = replace_once(text, old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n"), rel)
+    new = updated.encode("utf-8", "surrogateescape")
+    new = match_line_endings(old, new) if crlf else new
+    return edit_proposal(ctx, "edit_file", args, rel, old, new)
+
+
+SPEC = ToolSpec(
+    name="edit_file",
+    description="Replace an exact piece of text in a file with new text (shown as a diff).",
+    parameters=params(
+        ["path", "old", "new"],
+        path={"type": "string", "description": "path relative to the repo root"},
+        old={"type": "string", "description": "the exact existing text to replace"},
+        new={"type": "string", "description": "the replacement text"},
+    ),
+    read_only=False,
+    propose=propose,
+    execute=apply_edit,
+)

@@ -1,0 +1,99 @@
+"""Shared machinery for edit proposals: build the diff, checkpoint, apply the accepted hunks.
+
+Edits are applied by devagent itself (``git apply`` of exactly the accepted hunks), never by a
+model-run shell, and only after approval. What was rejected goes back to the model by content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tui.core.approval import Decision, Proposal, new_proposal_id
+from tui.core.errors import DevagentError, ToolError
+from tui.core.events import Checkpointed, Notice
+from tui.core.paths import resolve_in_repo
+from tui.core.tools.base import ToolContext, ToolResult
+
+
+def repo_of(ctx: ToolContext) -> Any:
+    """The core.repo.Repo for this context (created once, GitPython loaded lazily)."""
+    if "repo" not in ctx.extras:
+        from tui.core.repo import Repo
+
+        ctx.extras["repo"] = Repo(ctx.repo)
+    return ctx.extras["repo"]
+
+
+async def checkpoint(ctx: ToolContext, label: str) -> Any:
+    """Snapshot the working tree before an approved change; emits Checkpointed. None if it fails."""
+    from tui.core import checkpoints
+
+    try:
+        cp = await asyncio.to_thread(checkpoints.create, repo_of(ctx), label, ctx.session_id or "adhoc")
+    except DevagentError as err:
+        ctx.emit(Notice(f"no checkpoint taken: {err.message}", level="warning"))
+        return None
+    ctx.emit(Checkpointed(ref=cp.ref, label=label))
+    return cp
+
+
+def read_current(ctx: ToolContext, rel: str) -> tuple[Path, bytes | None]:
+    target = resolve_in_repo(ctx.repo, rel)
+    if target.is_dir():
+        raise ToolError(f"{rel} is a directory, not a file")
+    return target, (target.read_bytes() if target.exists() else None)
+
+
+def match_line_endings(old: bytes | None, new: bytes) -> bytes:
+    """Keep a CRLF file CRLF when the model writes LF."""
+    if old and b"\r\n" in old and b"\r\n" not in new:
+        return new.replace(b"\n", b"\r\n")
+    return new
+
+
+def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
+    from tui.core.diffs import DiffIndex, file_diff
+
+    if old == new:
+        raise ToolError(f"that leaves {rel} unchanged; nothing to propose")
+    diff = file_diff(rel, old, new)
+    index = DiffIndex.from_text(diff)
+    added = sum(h.added for h in index.hunks)
+    removed = sum(h.removed for h in index.hunks)
+    verb = "create" if old is None else "edit"
+    return Proposal(
+        id=new_proposal_id(), kind="edit", tool=tool, summary=f"{verb} {rel} (+{added} -{removed})",
+        diff=diff, files=[rel], arguments=args,
+    )
+
+
+async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
+    """Apply the accepted hunks of an approved edit proposal, after a checkpoint."""
+    from tui.core.diffs import DiffIndex, describe_hunks, select_hunks
+
+    diff = proposal.diff or ""
+    total = len(DiffIndex.from_text(diff).hunks)
+    accepted = set(range(total)) if decision.hunks is None else {i for i in decision.hunks if 0 <= i < total}
+    rejected = set(range(total)) - accepted
+    files = ", ".join(proposal.files)
+    for rel in proposal.files:  # the path may have changed under us since the proposal (symlink swap)
+        resolve_in_repo(ctx.repo, rel)
+    if not accepted:
+        return ToolResult(False, f"The developer rejected every hunk of the edit to {files}. Nothing changed.",
+                          f"{files}: all hunks rejected")
+    patch = select_hunks(diff, accepted)
+    cp = await checkpoint(ctx, f"before {proposal.summary}")
+    try:
+        await asyncio.to_thread(repo_of(ctx).apply, patch)
+    except DevagentError as err:
+        return ToolResult(False, f"The edit to {files} did not apply, nothing changed: {err.message}",
+                          f"{files}: did not apply")
+    lines = [f"Applied {len(accepted)} of {total} hunks to {files}."]
+    if rejected:
+        lines.append("The developer REJECTED these hunks; do not propose them again:")
+        lines.append(describe_hunks(diff, rejected))
+    summary = f"applied {len(accepted)}/{total} hunks to {files}"
+    return ToolResult(True, "\n".join(lines), summary, diff=patch,
+                      data={"checkpoint": getattr(cp, "ref", None), "rejected_hunks": sorted(rejected)})

@@ -1,0 +1,37 @@
+"""read_file(path): the file's text, bounded to the file budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.core.paths import resolve_in_repo
+from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
+
+MAX_BYTES = 2_000_000
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    rel = str_arg(args, "path")
+    target = resolve_in_repo(ctx.repo, rel)
+    if target.is_dir():
+        return ToolResult(False, f"{rel} is a directory; use list_files(path=\"{rel}\")", f"{rel}: a directory")
+    if not target.exists():
+        return ToolResult(False, f"{rel} does not exist. Use list_files to see the files.", f"{rel}: not found")
+    data = target.read_bytes()[:MAX_BYTES]
+    if b"\0" in data[:8000]:
+        return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.", f"{rel}: binary")
+    text = data.decode("utf-8", "replace")
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
+    shown = bound(text, budget, "the file")
+    return ToolResult(True, shown, f"read {rel} ({lines} lines)")
+
+
+SPEC = ToolSpec(
+    name="read_file",
+    description="Read a text file in the repository.",
+    parameters=params(["path"], path={"type": "string", "description": "path relative to the repo root"}),
+    read_only=True,
+    run=run,
+)

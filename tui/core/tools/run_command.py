@@ -1,0 +1,120 @@
+"""run_command(command, timeout?) and run_python(code, timeout?): proposals run in the sandbox.
+
+After an approved command runs, whatever it changed in the working tree is reported as a
+diff (checkpoint before vs. after), so a command's edits can be reviewed and undone like
+the model's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from typing import Any
+
+from tui.core.approval import Decision, Proposal, new_proposal_id
+from tui.core.errors import ToolError
+from tui.core.events import CommandFinished, CommandOutput, CommandStarted
+from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.core.tools.common import CHARS_PER_TOKEN, bound, git_out, int_arg, str_arg
+from tui.core.tools.edits import checkpoint
+
+MAX_TIMEOUT = 3600
+
+
+def _timeout(args: dict[str, Any]) -> float | None:
+    value = int_arg(args, "timeout", None, lo=1, hi=MAX_TIMEOUT)
+    return float(value) if value else None
+
+
+async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    command = str_arg(args, "command").strip()
+    if not command:
+        raise ToolError("command must not be empty")
+    first = command.splitlines()[0]
+    summary = first if len(command.splitlines()) == 1 else f"{first} …(+{len(command.splitlines()) - 1} lines)"
+    return Proposal(id=new_proposal_id(), kind="command", tool="run_command", summary=summary,
+                    command=command, timeout=_timeout(args), arguments=args)
+
+
+async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    code = str_arg(args, "code")
+    if not code.strip():
+        raise ToolError("code must not be empty")
+    first = next((ln for ln in code.splitlines() if ln.strip()), "")
+    return Proposal(id=new_proposal_id(), kind="python", tool="run_python", summary=f"python: {first.strip()}",
+                    code=code, command=f"python3 -c {code!r}" if "\n" not in code else "python3 - <<'EOF'\n" + code + "\nEOF",
+                    timeout=_timeout(args), arguments=args)
+
+
+async def changes_since(ctx: ToolContext, before: Any) -> str:
+    """The working-tree diff between a checkpoint and now (via a second checkpoint)."""
+    if before is None:
+        return ""
+    from tui.core import checkpoints
+    from tui.core.tools.edits import repo_of
+
+    after = await asyncio.to_thread(checkpoints.create, repo_of(ctx), "after command", ctx.session_id or "adhoc")
+    code, out = await git_out(ctx.repo, "diff", "--no-ext-diff", "--stat", "--patch", before.sha, after.sha)
+    return out if code == 0 else ""
+
+
+async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
+    if proposal.kind == "python":
+        argv: str | list[str] = [sys.executable, "-c", proposal.code or ""]
+        shown = proposal.summary
+    else:
+        argv = (decision.command or proposal.command or "").strip()
+        shown = argv
+    limits = ctx.config.limits
+    timeout = decision.timeout or proposal.timeout or limits.command_timeout
+    cp = await checkpoint(ctx, f"before {proposal.summary}")
+    sandbox = ctx.sandbox
+    ctx.emit(CommandStarted(id=proposal.id, command=shown, sandbox=sandbox.info.kind))
+    started = time.monotonic()
+    result = await sandbox.run(
+        argv, timeout=timeout, idle_timeout=limits.idle_timeout, network=decision.network,
+        on_output=lambda text: ctx.emit(CommandOutput(id=proposal.id, text=text)),
+    )
+    ctx.emit(CommandFinished(id=proposal.id, exit_code=result.exit_code, duration=time.monotonic() - started,
+                             killed=result.killed, dropped_bytes=result.dropped_bytes))
+    diff = await changes_since(ctx, cp)
+    budget = limits.tool_output_tokens * CHARS_PER_TOKEN
+    head = f"exit code {result.exit_code}"
+    if result.killed:
+        head = f"killed ({result.killed}) after {result.duration:.1f}s"
+    parts = [head, bound(result.output, budget, "output") if result.output else "(no output)"]
+    if diff:
+        parts.append("Changes it made in the working tree:\n" + bound(diff, budget // 2, "diff"))
+    ok = result.exit_code == 0 and not result.killed
+    summary = f"{head}" + (f", changed {diff.count('diff --git')} files" if diff else "")
+    return ToolResult(ok, "\n".join(parts), summary, diff=diff,
+                      data={"exit_code": result.exit_code, "killed": result.killed,
+                            "checkpoint": getattr(cp, "ref", None)})
+
+
+COMMAND = ToolSpec(
+    name="run_command",
+    description="Run a shell command in the repo (sandboxed; the developer approves it first).",
+    parameters=params(
+        ["command"],
+        command={"type": "string", "description": "the shell command"},
+        timeout={"type": "integer", "description": "seconds before it is stopped"},
+    ),
+    read_only=False,
+    propose=propose_command,
+    execute=execute,
+)
+PYTHON = ToolSpec(
+    name="run_python",
+    description="Run a Python snippet in the repo, e.g. to fix a data file (sandboxed, approved first).",
+    parameters=params(
+        ["code"],
+        code={"type": "string", "description": "Python source to run"},
+        timeout={"type": "integer", "description": "seconds before it is stopped"},
+    ),
+    read_only=False,
+    propose=propose_python,
+    execute=execute,
+)
+SPECS = [COMMAND, PYTHON]
