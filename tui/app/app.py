@@ -1,0 +1,664 @@
+"""The Textual front end: wiring only (layout, bindings, themes, the agent worker, event handlers).
+
+The engine runs as async workers on the app's loop. Its events arrive through the emit
+callback as EngineEvent messages; the approver posts ApprovalRequested. Handlers here
+own every state change; workers never touch widgets. Nothing heavy is imported before
+the first frame: the Session (and with it ollama, git, unidiff) is opened in a worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.worker import Worker
+
+from tui.app import messages as msg
+from tui.app.approver import TuiApprover
+from tui.app.screens.edit_command import EditCommandScreen
+from tui.app.screens.help import HelpScreen
+from tui.app.screens.proposal import ProposalScreen
+from tui.app.screens.reason import ReasonScreen
+from tui.app.widgets.agent_pane import AgentPane
+from tui.app.widgets.approval_queue import ApprovalQueue, is_low_risk
+from tui.app.widgets.output_pane import OutputPane
+from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.status_bar import StatusBar, git_status
+from tui.app.widgets.tool_call_line import one_line
+from tui.core.approval import Decision, Proposal
+from tui.core.config import Config
+from tui.core.errors import DevagentError
+
+SessionFactory = Callable[["DevagentApp"], Awaitable[Any]]
+RETRY_SECONDS = 3.0
+NARROW = 120
+
+VARIABLE_DEFAULTS = {
+    "risk-low": "#4caf50",
+    "risk-medium": "#e0a030",
+    "risk-high": "#e05050",
+    "diff-added": "#2e7d32 40%",
+    "diff-removed": "#c62828 40%",
+}
+
+
+def _diff_view_class() -> type[Widget] | None:
+    try:
+        from tui.app.widgets.diff_view import DiffView
+    except ImportError:
+        return None
+    return DiffView
+
+
+class DevagentApp(App[int]):
+    """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
+    ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "devagent"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+k", "kill_command", "Kill command", priority=True),
+        Binding("ctrl+t", "next_theme", "Theme", priority=True),
+        Binding("ctrl+d", "show_worktree_diff", "Working-tree diff", priority=True),
+        Binding("ctrl+r", "reconnect", "Reconnect", priority=True),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        repo: Path,
+        config: Config | None = None,
+        *,
+        prompt: str | None = None,
+        session_factory: SessionFactory | None = None,
+        session_options: dict[str, Any] | None = None,
+        theme: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        git_refresh: bool = True,
+    ) -> None:
+        super().__init__()
+        self.repo = Path(repo)
+        self.config = config or Config()
+        self.initial_prompt = prompt
+        self.session_factory = session_factory
+        self.session_options = dict(session_options or {})
+        self.clock = clock
+        self.git_refresh = git_refresh
+        self.session: Any | None = None
+        self.pending: dict[str, tuple[Proposal, asyncio.Future[Decision]]] = {}
+        self.diff_for: str = ""  # proposal id shown in the diff view; "" = working tree
+        self.worktree_diff: str = ""
+        self.server_state = "connecting"
+        self.theme_names: list[str] = []
+        self.theme_problems: list[str] = []
+        self._error_banner = ""
+        self._server_banner = ""
+        self._load_themes(theme or self.config.ui.theme)
+
+    # themes ----------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        try:
+            from tui.app.themes import THEME_VARIABLE_DEFAULTS
+        except ImportError:
+            return dict(VARIABLE_DEFAULTS)
+        return {**VARIABLE_DEFAULTS, **THEME_VARIABLE_DEFAULTS}
+
+    def _load_themes(self, wanted: str) -> None:
+        """Register the shipped and user themes; problems are notified once after mount."""
+        try:
+            from tui.app import themes
+        except ImportError:
+            self.theme = "textual-dark"
+            return
+        loaded, problems = themes.load_themes(themes.user_theme_dir(self.config.ui.theme_dir or None))
+        self.theme_problems = list(problems)
+        for theme in loaded:
+            self.register_theme(theme)
+        self.theme_names = [theme.name for theme in loaded]
+        chosen, problem = themes.resolve_theme_name(wanted, self.available_themes)
+        if problem:
+            self.theme_problems.append(problem)
+        self.theme = chosen
+
+    def action_next_theme(self) -> None:
+        names = self.theme_names or sorted(self.available_themes)
+        index = names.index(self.theme) + 1 if self.theme in names else 0
+        self.theme = names[index % len(names)]
+        self.notify(f"theme: {self.theme}", timeout=2)
+
+    def _theme_changed(self, theme: Any) -> None:
+        self.query_one(ApprovalQueue).refresh_styles()
+        self.query_one(StatusBar).refresh()
+
+    # layout ----------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="banner", markup=False)
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield AgentPane(id="agent")
+                yield PromptInput(id="prompt")
+            with Vertical(id="side"):
+                diff_cls = _diff_view_class()
+                if diff_cls is not None:
+                    yield diff_cls(id="diff")
+                else:
+                    yield Static("working-tree diff", id="diff", markup=False)
+                yield ApprovalQueue(id="queue")
+                yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
+        yield StatusBar(id="status")
+
+    def on_mount(self) -> None:
+        self.query_one("#diff").border_title = "Diff"
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        bar = self.query_one(StatusBar)
+        bar.repo_name = self.repo.name
+        self.query_one(PromptInput).focus()
+        self._update_layout(self.size.width, self.size.height)
+        self._update_keys()
+        for problem in self.theme_problems:
+            self.notify(problem, severity="warning", timeout=8)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        if self.git_refresh:
+            self.refresh_repo()
+            self.set_interval(15, self.refresh_repo, name="repo-refresh")
+        if self.session_factory is not None:
+            self.run_worker(self._open_session(), name="open-session", group="session", exit_on_error=False)
+        elif self.initial_prompt:
+            self._submit(self.initial_prompt)
+
+    def on_resize(self, event: Any) -> None:
+        self._update_layout(event.size.width, event.size.height)
+
+    def _update_layout(self, width: int, height: int) -> None:
+        self.screen.set_class(width < NARROW, "-narrow")
+        self.screen.set_class(height < 32, "-short")
+
+    # banner ----------------------------------------------------------------
+    def _set_banner(self, *, server: str | None = None, error: str | None = None) -> None:
+        if server is not None:
+            self._server_banner = server
+        if error is not None:
+            self._error_banner = error
+        banner = self.query_one("#banner", Static)
+        text = "\n".join(t for t in (self._server_banner, self._error_banner) if t)
+        banner.update(text)
+        banner.set_class(bool(text), "-shown")
+
+    # the engine ------------------------------------------------------------
+    def emit(self, event: Any) -> None:
+        """The engine's emit callback; safe from the loop and from threads."""
+        message = msg.EngineEvent(event)
+        if self._thread_id == threading.get_ident():
+            self.post_message(message)
+        else:
+            self.call_from_thread(self.post_message, message)
+
+    def _post_from_engine(self, message: Any) -> None:
+        if self._thread_id == threading.get_ident():
+            self.post_message(message)
+        else:
+            self.call_from_thread(self.post_message, message)
+
+    def make_approver(self) -> TuiApprover:
+        return TuiApprover(self._post_from_engine)
+
+    async def _open_session(self) -> None:
+        assert self.session_factory is not None
+        try:
+            session = await self.session_factory(self)
+        except DevagentError as err:
+            self.post_message(msg.SessionReady(None, err.message, err.hint))
+            return
+        except ImportError as err:
+            self.post_message(msg.SessionReady(None, f"the engine is not available: {err}"))
+            return
+        self.post_message(msg.SessionReady(session))
+
+    def on_session_ready(self, message: msg.SessionReady) -> None:
+        if message.session is None:
+            self._set_banner(error=f"{message.error}  {message.hint}".strip())
+            return
+        self.session = message.session
+        info = getattr(self.session, "sandbox_info", None)
+        bar = self.query_one(StatusBar)
+        if info is not None:
+            bar.sandbox = f"{info.kind}" + ("" if info.active else " (inactive)")
+            bar.sandbox_strong = bool(info.active) and info.kind != "none"
+            if not bar.sandbox_strong:
+                self.query_one(AgentPane).add_notice(
+                    f"No working sandbox ({info.detail}): every command needs your approval.", "warning")
+        bar.model = getattr(self.session, "model_name", "") or bar.model
+        self.run_worker(self._connect_loop(), name="connect", group="connect", exclusive=True, exit_on_error=False)
+        if self.initial_prompt:
+            prompt, self.initial_prompt = self.initial_prompt, None
+            self._submit(prompt)
+
+    async def _connect_loop(self) -> None:
+        """Connect, and keep retrying in the background while the server is down."""
+        from tui.core.errors import ModelError
+        from tui.core.events import ServerStatus
+
+        while self.session is not None:
+            try:
+                info = await self.session.connect()
+            except ModelError as err:
+                self.emit(ServerStatus("down", getattr(err, "host", ""), detail=str(err)))
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            name = getattr(info, "name", "") or getattr(self.session, "model_name", "")
+            self.emit(ServerStatus("connected", "", model=name))
+            return
+
+    def action_reconnect(self) -> None:
+        if self.session is not None:
+            self.run_worker(self._connect_loop(), name="connect", group="connect", exclusive=True,
+                            exit_on_error=False)
+
+    def _busy(self) -> list[Worker[Any]]:
+        return [w for w in self.workers if w.group in ("turn", "command") and not w.is_finished]
+
+    def _submit(self, text: str) -> None:
+        agent = self.query_one(AgentPane)
+        self._set_banner(error="")
+        if self._busy():
+            self.notify("The agent is busy: escape cancels it.", severity="warning")
+            self.query_one(PromptInput).load_text(text)
+            return
+        agent.add_prompt(text)
+        if self.session is None:
+            agent.add_notice("The engine is still starting (or failed to start: see the banner).", "warning")
+            return
+        if text.startswith("!"):
+            self.run_worker(self._engine_call("run_user_command", text[1:].strip()), name="command",
+                            group="command", exit_on_error=False)
+        else:
+            if self.server_state != "connected":
+                agent.add_notice("The model server is not connected; trying anyway (`!cmd` works without it).",
+                                 "warning")
+            self.run_worker(self._engine_call("run_turn", text), name="turn", group="turn", exit_on_error=False)
+        self._update_keys()
+
+    async def _engine_call(self, method: str, argument: str) -> None:
+        from tui.core.events import ErrorEvent, TurnDone
+
+        try:
+            await getattr(self.session, method)(argument)
+        except DevagentError as err:
+            self.emit(ErrorEvent(err.message, err.hint, source="engine"))
+        except asyncio.CancelledError:
+            self.emit(TurnDone("cancelled"))
+            raise
+        except Exception as err:  # an engine bug must not kill the UI
+            self.emit(ErrorEvent(f"{type(err).__name__}: {err}", "This is a devagent bug; please report it."))
+        finally:
+            self.call_later(self._update_keys)
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        self._submit(message.text)
+
+    # engine events ---------------------------------------------------------
+    def on_engine_event(self, message: msg.EngineEvent) -> None:
+        event = message.event
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_session(self, event: Any) -> None:
+        bar = self.query_one(StatusBar)
+        bar.model = event.model
+        if event.sandbox:
+            bar.sandbox = event.sandbox
+
+    def _on_text(self, event: Any) -> None:
+        self.query_one(AgentPane).add_tokens(event.text)
+
+    def _on_text_done(self, event: Any) -> None:
+        self.query_one(AgentPane).end_reply()
+
+    def _on_tool_call(self, event: Any) -> None:
+        self.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)
+
+    def _on_tool_result(self, event: Any) -> None:
+        line = self.query_one(AgentPane).tool_call(event.call_id)
+        if line is not None:
+            if line.state not in ("rejected",):
+                line.state = "done" if event.ok else "failed"
+            line.result = event.summary
+        self.refresh_repo()
+
+    def _on_proposal(self, event: Any) -> None:
+        proposal = event.proposal
+        agent = self.query_one(AgentPane)
+        line = agent.tool_call(proposal.call_id) if proposal.call_id else None
+        if line is None:
+            line = agent.add_tool_call(proposal.call_id or proposal.id, proposal.tool or proposal.kind,
+                                       {"command": proposal.command or proposal.summary})
+        line.proposal_id = proposal.id
+        line.state = "waiting"
+
+    def _on_decision(self, event: Any) -> None:
+        line = self.query_one(AgentPane).tool_call_for_proposal(event.id)
+        if line is not None:
+            line.state = "approved" if event.decision in ("approve", "edit") else "rejected"
+            if event.reason:
+                line.result = f"{event.decision} ({event.by}): {event.reason}"
+        if event.id in self.pending:
+            self._drop_pending(event.id)
+
+    def _on_command_started(self, event: Any) -> None:
+        output = self.query_one(OutputPane)
+        output.start(event.id, event.command, event.sandbox)
+        self.screen.add_class("-has-output")
+        self._update_keys()
+
+    def _on_command_output(self, event: Any) -> None:
+        self.query_one(OutputPane).write(event.text)
+
+    def _on_command_finished(self, event: Any) -> None:
+        self.query_one(OutputPane).finish(event.exit_code, event.duration, event.killed, event.dropped_bytes)
+        self._update_keys()
+        self.refresh_repo()
+
+    def _on_checkpoint(self, event: Any) -> None:
+        self.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it")
+
+    def _on_error(self, event: Any) -> None:
+        text = event.message + (f"  {event.hint}" if event.hint else "")
+        self.query_one(AgentPane).add_notice(text, "error")
+        if not event.retryable:
+            self._set_banner(error=text)
+
+    def _on_retry(self, event: Any) -> None:
+        self.query_one(AgentPane).add_notice(
+            f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "warning")
+
+    def _on_server(self, event: Any) -> None:
+        self.server_state = event.state
+        bar = self.query_one(StatusBar)
+        bar.server = event.state
+        if event.model:
+            bar.model = event.model
+        if event.state == "connected":
+            self._set_banner(server="")
+        else:
+            where = f" at {event.host}" if event.host else ""
+            detail = one_line(event.detail, 300) if event.detail else ""
+            self._set_banner(server=(
+                f"Model server {event.state}{where}. {detail} Retrying every {RETRY_SECONDS:.0f}s (ctrl+r now). "
+                "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` keep working."))
+
+    def _on_context(self, event: Any) -> None:
+        self.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
+
+    def _on_notice(self, event: Any) -> None:
+        self.query_one(AgentPane).add_notice(event.message, event.level)
+
+    def _on_turn_done(self, event: Any) -> None:
+        agent = self.query_one(AgentPane)
+        agent.end_reply()
+        if event.reason not in ("complete",) and event.reason:
+            agent.add_notice(f"turn {event.reason}", "warning" if event.reason == "cancelled" else "info")
+        self._update_keys()
+        self.refresh_repo()
+
+    # approvals -------------------------------------------------------------
+    def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
+        proposal = message.proposal
+        self.pending[proposal.id] = (proposal, message.future)
+        queue = self.query_one(ApprovalQueue)
+        queue.add(proposal)
+        self.screen.add_class("-has-queue")
+        prompt = self.query_one(PromptInput)
+        if not prompt.text.strip() and isinstance(self.screen, Screen) and not self.screen.is_modal:
+            queue.focus()
+        if queue.current is proposal:
+            self._show_proposal_diff(proposal)
+        self._update_keys()
+
+    def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
+        self._drop_pending(message.proposal_id)
+        line = self.query_one(AgentPane).tool_call_for_proposal(message.proposal_id)
+        if line is not None and line.state == "waiting":
+            line.state = "rejected"
+            line.result = "withdrawn (cancelled)"
+
+    def _drop_pending(self, proposal_id: str) -> None:
+        self.pending.pop(proposal_id, None)
+        queue = self.query_one(ApprovalQueue)
+        queue.discard(proposal_id)
+        if not self.pending:
+            self.screen.remove_class("-has-queue")
+            if queue.has_focus:
+                self.query_one(PromptInput).focus()
+        if self.diff_for == proposal_id:
+            self._show_proposal_diff(queue.current)
+        self._update_keys()
+
+    def resolve(self, proposal_id: str, decision: Decision) -> None:
+        """Answer the engine for one proposal and take it off the queue."""
+        entry = self.pending.get(proposal_id)
+        if entry is None:
+            return
+        _, future = entry
+        if not future.done():
+            future.set_result(decision)
+        line = self.query_one(AgentPane).tool_call_for_proposal(proposal_id)
+        if line is not None:
+            line.state = "approved" if decision.approved else "rejected"
+        self._drop_pending(proposal_id)
+
+    def approve(self, proposal: Proposal) -> None:
+        hunks: tuple[int, ...] | None = None
+        if proposal.diff and self.diff_for == proposal.id:
+            accepted = getattr(self.query_one("#diff"), "accepted_hunks", None)
+            if accepted is not None:
+                hunks = tuple(accepted())
+        self.resolve(proposal.id, Decision("approve", hunks=hunks))
+
+    def reject(self, proposal: Proposal) -> None:
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self.resolve(proposal.id, Decision("reject", reason=reason))
+
+        self.push_screen(ReasonScreen(proposal.summary), done)
+
+    def edit(self, proposal: Proposal) -> None:
+        if proposal.kind == "commit":
+            what, text = "commit message", proposal.message or ""
+        elif proposal.kind in ("command", "python") and (proposal.command or proposal.code):
+            what, text = "command", proposal.command or proposal.code or ""
+        else:
+            self.notify("Only commands and commit messages can be edited; pick hunks with space in the diff.",
+                        severity="warning")
+            return
+
+        def done(new: str | None) -> None:
+            if new is None:
+                return
+            if what == "commit message":
+                self.resolve(proposal.id, Decision("edit", message=new))
+            else:
+                self.resolve(proposal.id, Decision("edit", command=new))
+
+        self.push_screen(EditCommandScreen(text, what), done)
+
+    def approve_low_risk(self) -> None:
+        chosen = [p for p, _ in self.pending.values() if is_low_risk(p)]
+        for proposal in chosen:
+            self.resolve(proposal.id, Decision("approve"))
+        self.notify(f"approved {len(chosen)} low-risk proposal(s)" if chosen else "nothing low-risk is pending",
+                    timeout=3)
+
+    def open_proposal(self, proposal: Proposal) -> None:
+        def done(action: str | None) -> None:
+            if action and proposal.id in self.pending:
+                self._act(action, proposal)
+
+        self.push_screen(ProposalScreen(proposal), done)
+
+    def _act(self, action: str, proposal: Proposal | None) -> None:
+        if action == "approve_low":
+            self.approve_low_risk()
+        elif proposal is not None:
+            {"approve": self.approve, "reject": self.reject, "edit": self.edit, "open": self.open_proposal}[action](
+                proposal)
+
+    def on_approval_queue_act(self, message: ApprovalQueue.Act) -> None:
+        self._act(message.action, message.proposal)
+
+    def on_approval_queue_focused(self, message: ApprovalQueue.Focused) -> None:
+        self._show_proposal_diff(message.proposal)
+
+    def _queue_action(self, action: str) -> None:
+        self._act(action, self.query_one(ApprovalQueue).current)
+
+    # the diff view ---------------------------------------------------------
+    def _show_diff(self, text: str, title: str, mode: str) -> None:
+        view = self.query_one("#diff")
+        view.border_title = one_line(title, 100)
+        show = getattr(view, "show_diff", None)
+        if show is not None:
+            if text:
+                show(text, mode=mode, title=title)
+            else:
+                view.clear()  # type: ignore[attr-defined]
+        else:
+            from rich.text import Text
+
+            view.update(Text(text or "no changes"))  # type: ignore[attr-defined]
+
+    def _show_proposal_diff(self, proposal: Proposal | None) -> None:
+        if proposal is not None and proposal.diff:
+            self.diff_for = proposal.id
+            self._show_diff(proposal.diff, f"{proposal.kind}: {proposal.summary}", "proposal")
+        elif self.diff_for or proposal is None:
+            self.diff_for = ""
+            self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+
+    def action_show_worktree_diff(self) -> None:
+        self.diff_for = ""
+        self.refresh_repo()
+        self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+
+    def refresh_repo(self) -> None:
+        if self.git_refresh:
+            self.run_worker(self._refresh_repo(), group="git", exclusive=True, exit_on_error=False)
+
+    async def _refresh_repo(self) -> None:
+        branch, dirty, staged, diff = await git_status(self.repo)
+        self.post_message(msg.RepoRefreshed(branch, dirty, staged, diff))
+
+    def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
+        bar = self.query_one(StatusBar)
+        bar.branch, bar.dirty, bar.staged = message.branch, message.dirty, message.staged
+        if message.diff is not None and message.diff != self.worktree_diff:
+            self.worktree_diff = message.diff
+            if not self.diff_for:
+                self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+
+    # cancel, kill, quit ----------------------------------------------------
+    def action_cancel(self) -> None:
+        """Esc: cancel the model reply and any running command at once."""
+        busy = self._busy()
+        for worker in busy:
+            worker.cancel()
+        if busy:
+            self.query_one(AgentPane).add_notice("cancelled", "warning")
+        else:
+            self.query_one(PromptInput).focus()
+        self._update_keys()
+
+    def action_kill_command(self) -> None:
+        output = self.query_one(OutputPane)
+        if not output.running:
+            self.notify("No command is running.", timeout=2)
+            return
+        kill = getattr(self.session, "kill_command", None)
+        sandbox = getattr(self.session, "sandbox", None)
+        if callable(kill):
+            kill()
+        elif sandbox is not None and hasattr(sandbox, "kill_all"):
+            sandbox.kill_all()
+        else:
+            for worker in self._busy():
+                worker.cancel()
+        self.notify("killing the running command", timeout=2)
+
+    async def action_quit(self) -> None:
+        for worker in list(self.workers):
+            worker.cancel()
+        for _, future in list(self.pending.values()):
+            if not future.done():
+                future.cancel()
+        if self.session is not None:
+            try:
+                await asyncio.wait_for(self.session.close(), timeout=10)
+            except (Exception, asyncio.TimeoutError):  # quitting must not fail
+                pass
+        self.exit(0)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.query_one(f"#{pane}").focus()
+
+    # keys that matter now --------------------------------------------------
+    def _update_keys(self) -> None:
+        if not self.is_mounted:
+            return
+        keys: list[str] = []
+        if self._busy():
+            keys.append("esc cancel")
+        if self.query_one(OutputPane).running:
+            keys.append("^k kill")
+        if self.pending:
+            if self.query_one(ApprovalQueue).has_focus:
+                keys.append("a approve · r reject · e edit · A low-risk · ⏎ open")
+            else:
+                keys.append(f"{len(self.pending)} pending: tab to queue")
+        keys.append("? help · ^p palette · ^q quit")
+        self.query_one(StatusBar).keys = " · ".join(keys)
+
+    def on_descendant_focus(self) -> None:
+        self._update_keys()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help: every key", "Show all key bindings (?)", self.action_help)
+        yield SystemCommand("Cancel", "Cancel the model reply or running command (escape)", self.action_cancel)
+        yield SystemCommand("Kill command", "Kill the running command (ctrl+k)", self.action_kill_command)
+        yield SystemCommand("Next theme", "Switch to the next theme (ctrl+t)", self.action_next_theme)
+        yield SystemCommand("Working-tree diff", "Show `git diff` in the diff view (ctrl+d)",
+                            self.action_show_worktree_diff)
+        yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)
+        yield SystemCommand("Approve", "Approve the highlighted proposal (a)", lambda: self._queue_action("approve"))
+        yield SystemCommand("Reject", "Reject the highlighted proposal with a reason (r)",
+                            lambda: self._queue_action("reject"))
+        yield SystemCommand("Edit and approve", "Edit the command or commit message, then approve (e)",
+                            lambda: self._queue_action("edit"))
+        yield SystemCommand("Approve all low-risk", "Approve every pending low-risk proposal (A)",
+                            self.approve_low_risk)
+        yield SystemCommand("Open proposal", "Show the highlighted proposal in full (enter)",
+                            lambda: self._queue_action("open"))
+        for pane in ("prompt", "agent", "queue", "diff", "output"):
+            yield SystemCommand(f"Focus {pane}", f"Move the focus to the {pane} pane",
+                                lambda pane=pane: self.action_focus_pane(pane))

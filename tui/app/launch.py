@@ -1,0 +1,40 @@
+"""`devagent` with no subcommand: find the repo, load config, build the app, run it.
+
+Errors are DevagentError (cli.py prints them). The engine is imported by the app's
+worker after the first frame, never here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tui.commands.common import find_repo
+from tui.core.config import load_config
+
+
+async def open_session(app: Any) -> Any:
+    """The default session factory: a real Session driven by this app."""
+    from tui.core.session import Session
+
+    return await Session.open(app.repo, app.config, approver=app.make_approver(), emit=app.emit,
+                              **app.session_options)
+
+
+def session_options(args: argparse.Namespace) -> dict[str, Any]:
+    names = ("resume", "model", "host", "backend", "model_file")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None)}
+
+
+def launch(args: argparse.Namespace) -> int:
+    repo = find_repo(Path.cwd())
+    config = load_config(repo)
+    from tui.app.app import DevagentApp
+
+    app = DevagentApp(
+        repo, config, prompt=getattr(args, "prompt", None), session_factory=open_session,
+        session_options=session_options(args), theme=getattr(args, "theme", None),
+    )
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,147 @@
+"""Pending proposals, oldest first, each with kind, literal summary, risk, rule and sandbox.
+
+Keys (while focused): a approve, r reject (asks for a reason), e edit then approve,
+A approve every low-risk pending proposal, enter open the full proposal. The widget only
+posts ``ApprovalQueue.Act``; the app resolves the engine's futures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.app.widgets.tool_call_line import literal_warnings, one_line
+
+LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
+HIGH_RISK = {"destructive", "dangerous", "high", "critical", "network", "secrets", "irreversible", "deny"}
+
+
+def risk_level(label: str) -> str:
+    """Map a risk label to low / medium / high for colouring ($risk-low etc.)."""
+    label = (label or "").lower()
+    if label in LOW_RISK:
+        return "low"
+    if label in HIGH_RISK or any(word in label for word in ("destruct", "danger", "delete", "force")):
+        return "high"
+    return "medium"
+
+
+def is_low_risk(proposal: Any) -> bool:
+    """What `A` approves: the policy would allow it, or it only reads."""
+    return getattr(proposal, "policy", "") == "allow" or risk_level(getattr(proposal, "risk", "")) == "low"
+
+
+def proposal_text(proposal: Any) -> str:
+    """The literal thing being approved: command, code, commit message or summary."""
+    for attr in ("command", "code", "message"):
+        value = getattr(proposal, attr, None)
+        if value:
+            return str(value)
+    return str(getattr(proposal, "summary", ""))
+
+
+class ApprovalQueue(OptionList):
+    """The approval queue. ``proposals`` keeps arrival order (oldest first)."""
+
+    BINDINGS = [
+        Binding("a", "act('approve')", "Approve"),
+        Binding("r", "act('reject')", "Reject"),
+        Binding("e", "act('edit')", "Edit"),
+        Binding("A", "act('approve_low')", "Approve low-risk"),
+        Binding("enter", "act('open')", "Open", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    ApprovalQueue { height: auto; max-height: 12; min-height: 3; }
+    """
+
+    class Act(Message):
+        """The developer pressed a queue key; ``proposal`` is the highlighted one (None for approve_low)."""
+
+        def __init__(self, action: str, proposal: Any | None) -> None:
+            super().__init__()
+            self.action = action
+            self.proposal = proposal
+
+    class Focused(Message):
+        """The highlighted proposal changed (None: the queue is empty)."""
+
+        def __init__(self, proposal: Any | None) -> None:
+            super().__init__()
+            self.proposal = proposal
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.proposals: list[Any] = []
+
+    def on_mount(self) -> None:
+        self._update_title()
+
+    def _colour(self, level: str) -> str:
+        return self.app.get_css_variables().get(f"risk-{level}", "yellow")
+
+    def _render(self, proposal: Any) -> Text:
+        level = risk_level(proposal.risk)
+        text = Text(no_wrap=False)
+        text.append(f"{proposal.kind.upper():<8}", style="bold")
+        text.append(one_line(proposal.summary or proposal_text(proposal), 160))
+        text.append("\n  ")
+        text.append(f" {proposal.risk or 'unknown'} ", style=f"bold reverse {self._colour(level)}")
+        text.append(f"  rule: {one_line(proposal.rule, 60)}  sandbox: {proposal.sandbox}")
+        warnings = list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal))]))
+        if warnings:
+            text.append("\n  ⚠ " + one_line("; ".join(warnings), 160), style=f"bold {self._colour('high')}")
+        return text
+
+    def add(self, proposal: Any) -> None:
+        self.proposals.append(proposal)
+        self.add_option(Option(self._render(proposal), id=proposal.id))
+        if self.highlighted is None:
+            self.highlighted = 0
+        self._update_title()
+
+    def discard(self, proposal_id: str) -> None:
+        index = next((i for i, p in enumerate(self.proposals) if p.id == proposal_id), None)
+        if index is None:
+            return
+        del self.proposals[index]
+        self.remove_option(proposal_id)
+        if self.proposals and (self.highlighted is None or self.highlighted >= len(self.proposals)):
+            self.highlighted = len(self.proposals) - 1
+        self._update_title()
+        if not self.proposals:
+            self.post_message(self.Focused(None))
+
+    def refresh_styles(self) -> None:
+        """Re-colour after a theme change."""
+        for proposal in self.proposals:
+            self.replace_option_prompt(proposal.id, self._render(proposal))
+
+    @property
+    def current(self) -> Any | None:
+        if self.highlighted is None or not self.proposals or self.highlighted >= len(self.proposals):
+            return None
+        return self.proposals[self.highlighted]
+
+    def _update_title(self) -> None:
+        count = len(self.proposals)
+        self.border_title = f"Approvals ({count})" if count else "Approvals: nothing pending"
+        self.set_class(count == 0, "-empty")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self.post_message(self.Focused(self.current))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+
+    def action_act(self, action: str) -> None:
+        if action == "approve_low":
+            self.post_message(self.Act(action, None))
+        elif self.current is not None:
+            self.post_message(self.Act(action, self.current))

@@ -1,0 +1,114 @@
+"""One tool call inline in the conversation: name, literal arguments, state and a one-line result.
+
+Also home of the literal-text helpers every widget uses: model text and commands are
+shown as plain rich Text (never markup) with control and bidi characters made visible.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f",
+         "\u061c"}
+
+STATES = ("running", "waiting", "approved", "rejected", "failed", "done")
+_ICONS = {"running": "⟳", "waiting": "?", "approved": "✓", "rejected": "✗", "failed": "!", "done": "✓"}
+
+
+def literal_warnings(text: str) -> list[str]:
+    """Control characters and bidi overrides in ``text`` (core risk.literal_warnings when it exists)."""
+    try:
+        from tui.core.risk import literal_warnings as core_warnings
+    except ImportError:
+        core_warnings = None
+    if core_warnings is not None:
+        return list(core_warnings(text))
+    found: list[str] = []
+    if any(ch in _BIDI for ch in text):
+        found.append("contains bidirectional override characters")
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text):
+        found.append("contains control characters")
+    return found
+
+
+def visible(text: str) -> str:
+    """``text`` with control and bidi characters replaced by visible escapes (e.g. ``\\x1b``)."""
+    out: list[str] = []
+    for ch in text:
+        if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in "\n\t"):
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """A literal single line: newlines shown as ⏎, escapes visible, cut at ``limit``."""
+    line = visible(text).replace("\r", "").replace("\n", " ⏎ ")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def describe_arguments(name: str, arguments: dict[str, Any]) -> str:
+    """The most telling argument of a call, literally (the command, the path), else compact JSON."""
+    for key in ("command", "cmd", "path", "message", "query", "pattern"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    try:
+        return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+class ToolCallLine(Static):
+    """A tool call with its state.
+
+    Reactives: ``state`` (one of STATES) and ``result`` (a one-line summary).
+    """
+
+    DEFAULT_CSS = """
+    ToolCallLine { height: auto; padding: 0 1; color: $text-muted; }
+    ToolCallLine.-running { color: $accent; }
+    ToolCallLine.-waiting { color: $warning; }
+    ToolCallLine.-approved, ToolCallLine.-done { color: $success; }
+    ToolCallLine.-rejected, ToolCallLine.-failed { color: $error; }
+    """
+
+    state: reactive[str] = reactive("running")
+    result: reactive[str] = reactive("")
+
+    def __init__(self, call_id: str, name: str, arguments: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.call_id = call_id
+        self.tool_name = name
+        self.arguments = arguments
+        self.proposal_id = ""
+
+    def on_mount(self) -> None:
+        self._refresh_text()
+
+    def watch_state(self, old: str, new: str) -> None:
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+        self._refresh_text()
+
+    def watch_result(self) -> None:
+        self._refresh_text()
+
+    def _refresh_text(self) -> None:
+        text = Text()
+        text.append(f"{_ICONS.get(self.state, '·')} ", style="bold")
+        text.append(self.tool_name, style="bold")
+        text.append(" ")
+        text.append(one_line(describe_arguments(self.tool_name, self.arguments), 120))
+        text.append(f"  [{self.state}]")
+        if self.result:
+            text.append("\n  → ")
+            text.append(one_line(self.result, 160))
+        self.update(text)
