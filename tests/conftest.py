@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ollama_server import ollama_server  # noqa: F401
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Dev",
     "GIT_AUTHOR_EMAIL": "dev@example.invalid",

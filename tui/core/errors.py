@@ -47,6 +47,7 @@ class ModelError(DevagentError):
     """Model server problems. ``retryable`` is decided by the one table in llm/errors.py."""
 
     exit_code = 4
+    partial: str = ""  # text streamed before the failure (set by the backend)
 
     def __init__(self, message: str, hint: str = "", retryable: bool = False) -> None:
         super().__init__(message, hint)
