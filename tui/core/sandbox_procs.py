@@ -1,0 +1,96 @@
+"""Finding and killing a command's whole process tree through /proc.
+
+Process groups are not enough: bwrap's --new-session and a command's own
+`setsid` put processes in other groups. We walk parent links from the
+process we started, and also look for the per-run marker in each process's
+environment (it finds double-forked orphans when there is no pid namespace).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    """(ppid, state) of a live process, None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(fields[1]), fields[0].decode()
+    except (IndexError, ValueError):
+        return None
+
+
+def _all_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def descendants(root: int) -> set[int]:
+    """Live (non-zombie) processes below ``root``, found through parent links."""
+    children: dict[int, list[int]] = {}
+    for pid in _all_pids():
+        info = _stat(pid)
+        if info and info[1] != "Z":
+            children.setdefault(info[0], []).append(pid)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def marked(marker_entry: bytes) -> set[int]:
+    """Live processes whose initial environment contains ``NAME=token``."""
+    found: set[int] = set()
+    me = os.getpid()
+    for pid in _all_pids():
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                env = fh.read()
+        except OSError:
+            continue
+        if marker_entry in env.split(b"\0"):
+            info = _stat(pid)
+            if info and info[1] != "Z":
+                found.add(pid)
+    return found
+
+
+def alive(pid: int) -> bool:
+    info = _stat(pid)
+    return info is not None and info[1] != "Z"
+
+
+def signal_all(pids: set[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_now(root: int, marker_entry: bytes) -> None:
+    """SIGKILL everything we can find for one run, synchronously (used at exit)."""
+    pids = descendants(root) | marked(marker_entry)
+    signal_group(root, signal.SIGKILL)
+    signal_all(pids | {root}, signal.SIGKILL)

@@ -1,0 +1,175 @@
+"""The bubblewrap profile, secret masks, the allowed environment and sandbox detection.
+
+Kept apart from the runner so `devagent doctor`, the benchmark and the tests can
+build and inspect exactly the argv a command will run under.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.core.config import Config
+
+# Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
+SECRET_PATHS: tuple[str, ...] = (
+    ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".pypirc", ".npmrc", ".yarnrc", ".docker",
+    ".kube", ".azure", ".config/gh", ".config/gcloud", ".config/hub", ".config/git/credentials",
+    ".config/devagent", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".terraform.d",
+    ".vault-token", ".password-store", ".local/share/keyrings", ".mozilla", ".config/google-chrome",
+    ".config/chromium", ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+    ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".ollama/id_ed25519",
+)
+ENV_ALLOWED: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
+SANDBOX_HOME = "/tmp/.devagent-home"  # on the sandbox's private /tmp
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+MARKER_VAR = "DEVAGENT_RUN"  # set on every command, so leftovers can be found in /proc
+
+
+@dataclass(frozen=True)
+class SandboxInfo:
+    kind: str  # "bwrap" | "none"
+    active: bool
+    detail: str
+
+
+_detected: dict[tuple[str, str], SandboxInfo] = {}
+
+
+def _probe(bwrap: str) -> str:
+    """Run a trivial command under the real profile; '' when it works, else why not."""
+    true = shutil.which("true") or "/bin/true"
+    probe_dir = Path(os.path.realpath("/"))  # binds only "/" again: no repo needed for the probe
+    argv = bwrap_argv(bwrap, probe_dir, [], network=False, env={"PATH": DEFAULT_PATH}, cwd=Path("/"),
+                      masks=[], writable=[], repo_bind=False) + [true]
+    try:
+        out = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=15)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{bwrap} could not run a trivial command ({exc})"
+    if out.returncode != 0:
+        err = (out.stderr or out.stdout).strip().splitlines()
+        return f"{bwrap} failed a trivial command: {err[-1] if err else f'exit {out.returncode}'}"
+    return ""
+
+
+def detect(config: Config) -> SandboxInfo:
+    """bwrap exists AND runs a trivial command under the full profile. Cached per process."""
+    mode = config.sandbox.mode
+    bwrap = shutil.which("bwrap") or ""
+    key = (mode, bwrap)
+    if key in _detected:
+        return _detected[key]
+    if mode == "none":
+        info = SandboxInfo("none", False, "SANDBOX OFF: sandbox.mode = \"none\" in your config. Commands run "
+                           "directly on your machine; every command needs your approval.")
+    elif mode not in ("auto", "bwrap"):
+        info = SandboxInfo("none", False, f"SANDBOX OFF: unknown sandbox.mode {mode!r} (use auto, bwrap or none); "
+                           "every command needs your approval.")
+    elif not bwrap:
+        info = SandboxInfo("none", False, "SANDBOX OFF: bubblewrap (bwrap) is not installed. Commands run directly "
+                           "on your machine; every command needs your approval. Install it: apt-get install "
+                           "bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora).")
+    else:
+        problem = _probe(bwrap)
+        if problem:
+            info = SandboxInfo("none", False, f"SANDBOX OFF: {problem}. Commands run directly on your machine; "
+                               "every command needs your approval. Unprivileged user namespaces may be disabled "
+                               "(sysctl kernel.unprivileged_userns_clone / apparmor_restrict_unprivileged_userns).")
+        else:
+            info = SandboxInfo("bwrap", True, f"bubblewrap ({bwrap}): repo writable, .git and the rest of the "
+                               "system read-only, private /tmp, no network unless approved, secrets masked")
+    _detected[key] = info
+    return info
+
+
+def home_dirs() -> list[Path]:
+    """$HOME and the account's home from the password database (they differ under sudo or in tests)."""
+    homes: list[Path] = []
+    for home in (os.environ.get("HOME", ""), _pw_home()):
+        if home and Path(home).is_absolute() and Path(home) not in homes:
+            homes.append(Path(home))
+    return homes
+
+
+def _pw_home() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return ""
+
+
+def secret_masks(config: Config) -> list[tuple[str, bool]]:
+    """(path, is_dir) for every existing secret path, plus its real path when it is a symlink."""
+    candidates: list[str] = []
+    for home in home_dirs():
+        candidates += [str(home / name) for name in SECRET_PATHS]
+    candidates += [os.path.expanduser(p) for p in config.sandbox.mask]
+    masks: list[tuple[str, bool]] = []
+    seen: set[str] = set()
+    for path in candidates:
+        for variant in (os.path.abspath(path), os.path.realpath(path)):
+            if variant in seen or not os.path.exists(variant):
+                continue
+            seen.add(variant)
+            masks.append((variant, os.path.isdir(variant)))
+    return masks
+
+
+def git_dirs(repo: Path) -> list[str]:
+    """The repo's git dir and common dir (differ for worktrees/submodules) plus a `.git` file, all read-only."""
+    found: list[str] = []
+    dotgit = repo / ".git"
+    if os.path.lexists(dotgit):
+        found.append(str(dotgit))
+    try:
+        out = subprocess.run(["git", "rev-parse", "--git-dir", "--git-common-dir"], cwd=repo,
+                             capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return found
+    if out.returncode == 0:
+        for line in out.stdout.splitlines():
+            path = os.path.realpath(os.path.join(repo, line.strip()))
+            if line.strip() and os.path.isdir(path) and path not in found:
+                found.append(path)
+    return found
+
+
+def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | None) -> dict[str, str]:
+    """The allow-listed environment every command gets (in both sandbox modes)."""
+    env: dict[str, str] = {}
+    for name in (*ENV_ALLOWED, *config.sandbox.env):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    env.setdefault("PATH", DEFAULT_PATH)
+    env.update({"HOME": home, "GIT_TERMINAL_PROMPT": "0", "TMPDIR": "/tmp", "PAGER": "cat", "GIT_PAGER": "cat",
+                MARKER_VAR: marker})
+    if extra:
+        env.update(extra)
+    return env
+
+
+def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env: dict[str, str], cwd: Path,
+               masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True) -> list[str]:
+    """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind)."""
+    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
+    if network:
+        argv.append("--share-net")
+    argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev",
+             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    if repo_bind:
+        argv += ["--bind", str(repo), str(repo)]
+    for path in writable:
+        argv += ["--bind", path, path]
+    for path in gitdirs:
+        argv += ["--ro-bind", path, path]
+    for path, is_dir in masks:
+        argv += ["--tmpfs", path] if is_dir else ["--ro-bind", "/dev/null", path]
+    argv.append("--clearenv")
+    for name, value in env.items():
+        argv += ["--setenv", name, value]
+    argv += ["--chdir", str(cwd), "--"]
+    return argv
