@@ -1,0 +1,473 @@
+"""The diff viewer: a Line-API scroll view that stays instant on million-line diffs.
+
+Only visible rows are rendered; only visible code is highlighted (with a small
+cache). Headers are indexed up front by ``tui.core.diffs.DiffIndex`` (a regex
+pass); hunk bodies are read when they scroll into view.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.theme import Theme
+
+from tui.core.diffs import DiffIndex
+
+from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
+from .diff_render import DiffStyles, Highlighter, safe_segments
+
+MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
+ACCEPT, REJECT = "✓ ", "✗ "
+
+
+class DiffView(ScrollView, can_focus=True):
+    """Shows one diff; each hunk can be accepted (default) or rejected.
+
+    BINDINGS:
+        n / ]        next hunk            p / [        previous hunk
+        } / J        next file            { / K        previous file
+        space        accept/reject the current hunk (click on a hunk header too)
+        s            unified <-> side by side
+        j / k, arrows, pgup/pgdn, home/end   scroll
+
+    Reactives:
+        accepted: set[int]    accepted hunk indices (assign a new set; DiffIndex order, as select_hunks expects)
+        current_hunk: int     the hunk `space` acts on (-1 when there is none)
+        side_by_side: bool    the view layout
+        mode: str             "proposal" | "unstaged" | "staged": the border label and its colour
+
+    Messages: DiffView.HunkToggled(index, accepted), DiffView.FileFocused(index).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n,right_square_bracket", "next_hunk", "Next hunk"),
+        Binding("p,left_square_bracket", "prev_hunk", "Prev hunk"),
+        Binding("right_curly_bracket,J", "next_file", "Next file"),
+        Binding("left_curly_bracket,K", "prev_file", "Prev file"),
+        Binding("space", "toggle_hunk", "Accept/reject hunk"),
+        Binding("s", "toggle_side_by_side", "Side by side"),
+        Binding("j", "scroll_down", "Down", show=False),
+        Binding("k", "scroll_up", "Up", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    DiffView {
+        background: $surface;
+        color: $foreground;
+        border: round $panel-lighten-2;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+    }
+    DiffView:focus { border: round $primary; }
+    DiffView.-proposal { border-title-color: $accent; }
+    DiffView.-unstaged { border-title-color: $warning; }
+    DiffView.-staged { border-title-color: $success; }
+    """
+
+    accepted: reactive[set[int]] = reactive(set, always_update=True, init=False)
+    current_hunk: reactive[int] = reactive(-1, init=False)
+    side_by_side: reactive[bool] = reactive(False, init=False)
+    mode: reactive[str] = reactive("proposal", init=False)
+
+    class HunkToggled(Message):
+        """A hunk was accepted or rejected by the developer."""
+
+        def __init__(self, index: int, accepted: bool) -> None:
+            super().__init__()
+            self.index = index
+            self.accepted = accepted
+
+    class FileFocused(Message):
+        """The current hunk moved into another file (for the file list)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._layout: Layout | None = None
+        self._title = ""
+        self._styles: DiffStyles | None = None
+        self._highlighter = Highlighter()
+        self._max_len = 0
+        self._num_width = 1
+        self._current_file = -1
+        self.add_class("-proposal")
+
+    # -- public API -----------------------------------------------------------------------------
+    def show_diff(self, text: str, *, mode: str = "proposal", title: str = "") -> None:
+        """Show ``text`` (a git diff); every hunk starts accepted."""
+        index = DiffIndex.from_text(text)
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        self._layout = Layout(lines, index)
+        self._highlighter.clear()
+        self._max_len = max(map(len, lines), default=0)
+        biggest = max((max(h.old_start + h.old_len, h.new_start + h.new_len) for h in index.hunks), default=1)
+        self._num_width = len(str(biggest))
+        self._title = title
+        self._current_file = -1
+        self.set_reactive(DiffView.current_hunk, 0 if index.hunks else -1)
+        self.mode = mode if mode in MODES else "proposal"
+        self._update_title()
+        self.accepted = set(range(len(index.hunks)))
+        if self.side_by_side:
+            self._layout.build_side_by_side()
+        self._update_size()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._announce_file()
+        self.refresh()
+
+    def clear(self) -> None:
+        """Show nothing (an empty, labelled view)."""
+        self._layout = None
+        self._title = ""
+        self._max_len = 0
+        self.set_reactive(DiffView.current_hunk, -1)
+        self._update_title()
+        self.accepted = set()
+        self._update_size()
+        self.refresh()
+
+    @property
+    def index(self) -> DiffIndex | None:
+        return self._layout.index if self._layout else None
+
+    def accepted_hunks(self) -> set[int]:
+        """A copy of the accepted hunk indices (what the approver applies)."""
+        return set(self.accepted)
+
+    def rejected_hunks(self) -> set[int]:
+        return set(range(self.hunk_count)) - self.accepted
+
+    @property
+    def hunk_count(self) -> int:
+        return len(self._layout.hunks) if self._layout else 0
+
+    @property
+    def current_file(self) -> int:
+        if not self._layout or self.current_hunk < 0:
+            return -1
+        return self._layout.hunks[self.current_hunk].file_index
+
+    def set_hunk(self, index: int, accepted: bool) -> None:
+        if not 0 <= index < self.hunk_count or (index in self.accepted) == accepted:
+            return
+        self.accepted = self.accepted | {index} if accepted else self.accepted - {index}
+        self.post_message(self.HunkToggled(index, accepted))
+
+    def toggle_hunk(self, index: int) -> None:
+        self.set_hunk(index, index not in self.accepted)
+
+    def jump_to_hunk(self, index: int) -> None:
+        if not self._layout or not 0 <= index < self.hunk_count:
+            return
+        self.current_hunk = index
+        self.scroll_to(y=self._hunk_rows()[index], animate=False, immediate=True)
+
+    def jump_to_file(self, index: int) -> None:
+        if not self._layout or not 0 <= index < len(self._layout.index.files):
+            return
+        hunks = self._layout.index.files[index].hunks
+        if hunks:
+            self.current_hunk = hunks[0]
+        self.scroll_to(y=self._file_rows()[index], animate=False, immediate=True)
+
+    # -- actions --------------------------------------------------------------------------------
+    def action_next_hunk(self) -> None:
+        self.jump_to_hunk(min(self.current_hunk + 1, self.hunk_count - 1))
+
+    def action_prev_hunk(self) -> None:
+        self.jump_to_hunk(max(self.current_hunk - 1, 0))
+
+    def action_next_file(self) -> None:
+        if self._layout and self._layout.index.files:
+            self.jump_to_file(min(self.current_file + 1, len(self._layout.index.files) - 1))
+
+    def action_prev_file(self) -> None:
+        if self._layout and self._layout.index.files:
+            self.jump_to_file(max(self.current_file - 1, 0))
+
+    def action_toggle_hunk(self) -> None:
+        if self.current_hunk >= 0:
+            self.toggle_hunk(self.current_hunk)
+
+    def action_toggle_side_by_side(self) -> None:
+        self.side_by_side = not self.side_by_side
+
+    # -- watchers -------------------------------------------------------------------------------
+    def watch_accepted(self) -> None:
+        self._update_subtitle()
+        self.refresh()
+
+    def watch_current_hunk(self) -> None:
+        self._announce_file()
+        self.refresh()
+
+    def watch_side_by_side(self, value: bool) -> None:
+        if self._layout is None:
+            return
+        if value:
+            self._layout.build_side_by_side()
+        self._update_size()
+        if self.current_hunk >= 0:
+            self.scroll_to(y=self._hunk_rows()[self.current_hunk], animate=False, immediate=True)
+        self.refresh()
+
+    def watch_mode(self, mode: str) -> None:
+        for name in MODES:
+            self.set_class(name == mode, f"-{name}")
+        self._update_title()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._follow_scroll()
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._update_title()
+        self._update_subtitle()
+
+    def _theme_changed(self, _theme: Theme) -> None:
+        self._styles = None
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self._layout is None:
+            return
+        row = offset.y + round(self.scroll_y)
+        line = self._row_line(row)
+        if line < 0:
+            return
+        h = self._layout.hunk_at_line(line)
+        if h < 0:
+            return
+        self.current_hunk = h
+        if self._layout.kind(line, h) in (HUNK, FILE):
+            self.toggle_hunk(h)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _hunk_rows(self) -> list[int]:
+        assert self._layout is not None
+        return self._layout.sbs_hunk_rows if self.side_by_side else self._layout.hunk_starts
+
+    def _file_rows(self) -> list[int]:
+        assert self._layout is not None
+        return self._layout.sbs_file_rows if self.side_by_side else self._layout.file_starts
+
+    def _row_count(self) -> int:
+        if self._layout is None:
+            return 1
+        if self.side_by_side and self._layout.sbs_left is not None:
+            return len(self._layout.sbs_left)
+        return len(self._layout.lines)
+
+    def _row_line(self, row: int) -> int:
+        """The diff line a row shows (the left one in side-by-side change rows)."""
+        if self._layout is None or not 0 <= row < self._row_count():
+            return -1
+        if not self.side_by_side:
+            return row
+        assert self._layout.sbs_left is not None and self._layout.sbs_right is not None
+        left = self._layout.sbs_left[row]
+        return left if left >= 0 else self._layout.sbs_right[row]
+
+    def _gutter_width(self) -> int:
+        return 2 + self._num_width * (1 if self.side_by_side else 2) + (1 if self.side_by_side else 2)
+
+    def _update_size(self) -> None:
+        content = self._max_len + 1
+        width = self._gutter_width() + content
+        if self.side_by_side:
+            width = 2 * width + 1
+        self.virtual_size = Size(width if self._layout else 0, self._row_count())
+
+    def _follow_scroll(self) -> None:
+        """Keep the current hunk on screen: after a manual scroll it becomes the first hunk in view."""
+        if self._layout is None or self.current_hunk < 0 or not self.size.height:
+            return
+        rows = self._hunk_rows()
+        top = round(self.scroll_y)
+        bottom = top + self.scrollable_content_region.height
+        start = rows[self.current_hunk]
+        end = rows[self.current_hunk + 1] if self.current_hunk + 1 < len(rows) else self._row_count()
+        if end <= top or start >= bottom:
+            first = max(0, bisect_right(rows, top) - 1)
+            if rows[first] < top and first + 1 < len(rows) and rows[first + 1] < bottom:
+                first += 1
+            self.current_hunk = first
+
+    def _announce_file(self) -> None:
+        current = self.current_file
+        if current != self._current_file:
+            self._current_file = current
+            if current >= 0:
+                self.post_message(self.FileFocused(current))
+
+    def _update_title(self) -> None:
+        label = MODES.get(self.mode, self.mode)
+        title = Text(label)
+        if self._title:
+            title.append(" · " + self._title)
+        self.border_title = title
+
+    def _update_subtitle(self) -> None:
+        if self._layout is None:
+            self.border_subtitle = Text("no changes")
+            return
+        index = self._layout.index
+        added = sum(h.added for h in index.hunks)
+        removed = sum(h.removed for h in index.hunks)
+        files = len(index.files)
+        self.border_subtitle = Text(
+            f"{files} file{'s' if files != 1 else ''} · +{added} −{removed} · "
+            f"{len(self.accepted)}/{len(index.hunks)} hunks accepted"
+        )
+
+    @property
+    def styles_for_diff(self) -> DiffStyles:
+        if self._styles is None:
+            theme = self.app.current_theme
+            self._styles = DiffStyles.from_variables(self.app.theme_variables, theme.dark if theme else True)
+            self._highlighter.set_theme(self._styles.syntax_theme)
+        return self._styles
+
+    # -- rendering ------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = y + round(self.scroll_y)
+        base = self.rich_style
+        if self._layout is None or not self._layout.lines:
+            if y == 0:
+                return Strip([Segment("  No changes to show.", base + self.styles_for_diff.meta)]).extend_cell_length(
+                    width, base)
+            return Strip.blank(width, base)
+        if row >= self._row_count():
+            return Strip.blank(width, base)
+        if self.side_by_side:
+            strip = self._render_sbs(row, width)
+        else:
+            strip = self._render_unified(row, width)
+        return strip.apply_style(base)
+
+    def _line_content(self, line: int, h: int, kind: str, st: DiffStyles) -> tuple[list[Segment], Style]:
+        """Content segments (prefix + code) for one diff line, and the style that fills the row."""
+        assert self._layout is not None
+        text = self._layout.lines[line]
+        rejected = h >= 0 and h not in self.accepted
+        if kind == FILE:
+            return self._file_title(line, h, st), st.file
+        if kind == HUNK:
+            style = st.hunk_current if h == self.current_hunk else st.hunk
+            if rejected and h != self.current_hunk:
+                style = st.rejected
+            segs, _ = safe_segments(text, style, st.warn)
+            return segs, style if h == self.current_hunk else Style()
+        if kind in (META, NOTE):
+            return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], Style()
+        if rejected:
+            fill = Style()
+            line_style = st.rejected
+        else:
+            fill = st.added if kind == ADD else st.removed if kind == DEL else Style()
+            line_style = fill
+        prefix_style = st.rejected if rejected else st.added_mark if kind == ADD else st.removed_mark \
+            if kind == DEL else line_style
+        segs = [Segment(text[:1] or " ", prefix_style)]
+        code = text[1:].rstrip("\r") if text.endswith("\r") else text[1:]
+        body, unsafe = safe_segments(code, line_style, st.warn)
+        if not unsafe and not rejected and code:
+            tokens = self._highlighter.tokens(line, code.expandtabs(4), self._layout.index.files[
+                self._layout.hunks[h].file_index].path)
+            if tokens is not None:
+                body = [Segment(value, line_style + tok) for value, tok in tokens]
+        segs.extend(body)
+        if text.endswith("\r"):
+            segs.append(Segment("␍", st.meta))
+        return segs, fill
+
+    def _file_title(self, line: int, h: int, st: DiffStyles) -> list[Segment]:
+        assert self._layout is not None
+        f = self._layout.index.files[self._layout.file_at_line(line)]
+        name = f.path if f.status not in ("renamed", "copied") else f"{f.old_path} → {f.new_path}"
+        added = sum(self._layout.hunks[i].added for i in f.hunks)
+        removed = sum(self._layout.hunks[i].removed for i in f.hunks)
+        segs, _ = safe_segments(f"▌ {name}", st.file, st.warn)
+        extra = f"  +{added} −{removed}" if not f.binary else "  binary"
+        if f.status != "modified":
+            extra += f"  ({f.status})"
+        segs.append(Segment(extra, st.file))
+        return segs
+
+    def _mark(self, h: int, kind: str, st: DiffStyles) -> Segment:
+        if h < 0:
+            return Segment("  ", st.gutter)
+        accepted = h in self.accepted
+        if kind == HUNK or (kind == FILE and self._layout is not None and self._layout.hunks[h].whole_file):
+            return Segment(ACCEPT if accepted else REJECT, st.accept_mark if accepted else st.reject_mark)
+        return Segment("▏ " if accepted else "┊ ", st.gutter if accepted else st.rejected)
+
+    def _numbers(self, line: int, h: int, kind: str) -> tuple[str, str]:
+        w = self._num_width
+        if kind not in (ADD, DEL, CTX) or self._layout is None:
+            return " " * w, " " * w
+        old, new = self._layout.numbers(line, h)
+        return (f"{old:>{w}}" if kind != ADD else " " * w), (f"{new:>{w}}" if kind != DEL else " " * w)
+
+    def _render_unified(self, row: int, width: int) -> Strip:
+        assert self._layout is not None
+        st = self.styles_for_diff
+        h = self._layout.hunk_at_line(row)
+        kind = self._layout.kind(row, h)
+        content, fill = self._line_content(row, h, kind, st)
+        old, new = self._numbers(row, h, kind)
+        gutter = [self._mark(h, kind, st), Segment(f"{old} {new} ", st.gutter)]
+        return self._join_row(gutter, content, fill, width)
+
+    def _join_row(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> Strip:
+        gutter_strip = Strip(gutter)
+        room = max(0, width - gutter_strip.cell_length)
+        x = round(self.scroll_x)
+        body = Strip(content).crop(x, x + room).extend_cell_length(room, fill)
+        return Strip.join([gutter_strip, body]).crop(0, width)
+
+    def _render_sbs(self, row: int, width: int) -> Strip:
+        layout = self._layout
+        assert layout is not None and layout.sbs_left is not None and layout.sbs_right is not None
+        st = self.styles_for_diff
+        left, right = layout.sbs_left[row], layout.sbs_right[row]
+        line = left if left >= 0 else right
+        h = layout.hunk_at_line(line)
+        kind = layout.kind(line, h)
+        if left == right and kind != CTX:
+            content, fill = self._line_content(line, h, kind, st)
+            return self._join_row([self._mark(h, kind, st), Segment(" " * (self._num_width + 1), st.gutter)],
+                                 content, fill, width)
+        half = (width - 1) // 2
+        sides = []
+        for side, number_index in ((left, 0), (right, 1)):
+            if side < 0:
+                sides.append(Strip.blank(half, Style()))
+                continue
+            side_kind = kind if side == line else layout.kind(side, h)
+            content, fill = self._line_content(side, h, side_kind, st)
+            number = self._numbers(side, h, side_kind)[number_index]
+            mark = self._mark(h, side_kind, st) if number_index == 0 else Segment(" ", st.gutter)
+            gutter = [mark, Segment(f"{number} ", st.gutter)]
+            sides.append(self._join_row(gutter, content, fill, half))
+        sep = Strip([Segment("│", st.gutter)])
+        return Strip.join([sides[0], sep, sides[1]]).extend_cell_length(width)
