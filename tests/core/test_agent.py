@@ -1,0 +1,185 @@
+"""Whole agent turns: the real ollama client against the scripted server, in real git repos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import git
+from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt, sent_text, types
+from tests.ollama_server import Reply, ScriptedOllama
+from tui.core.approval import Decision
+
+
+def call(name: str, **arguments: object) -> dict:
+    return {"name": name, "arguments": arguments}
+
+
+async def test_native_tool_call_then_streamed_answer(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(tool_calls=[call("read_file", path="app.py")]), Reply("It adds two numbers."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what does app.py do?")
+    assert done.reason == "complete"
+    started = of(events, "tool_call")
+    assert [(e.name, e.source) for e in started] == [("read_file", "native")]
+    assert of(events, "tool_result")[0].ok
+    assert "".join(e.text for e in of(events, "text")) == "It adds two numbers."
+    second = ollama_server.requests[1]
+    assert "return a + b" in sent_text(second), "the file content went back to the model"
+    assert ollama_server.requests[0]["tools"], "native tools offered when the model reports the capability"
+
+
+async def test_json_in_text_call_is_understood(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply('Let me look.\n```json\n{"tool": "read_file", "args": {"path": "README.md"}}\n```'),
+                       Reply("It is a demo."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what is this?")
+    assert done.reason == "complete"
+    assert [(e.name, e.source) for e in of(events, "tool_call")] == [("read_file", "json")]
+    assert "# demo" in sent_text(ollama_server.requests[1])
+
+
+async def test_bash_block_becomes_an_approved_sandboxed_command(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply("Run this:\n```bash\necho hello > out.txt && cat out.txt\n```"), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "make out.txt", approver)
+    assert done.reason == "complete"
+    assert approver.asked[0].command == "echo hello > out.txt && cat out.txt"
+    assert (repo / "out.txt").read_text() == "hello\n"
+    assert "hello" in "".join(e.text for e in of(events, "command_output"))
+    result = sent_text(ollama_server.requests[1])
+    assert "exit code 0" in result and "out.txt" in result, "output and the diff it made went back to the model"
+
+
+async def test_rejection_reason_reaches_the_model_and_nothing_changes(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(tool_calls=[call("write_file", path="app.py", content="print('rewritten')\n")]),
+                       Reply("Understood."))
+    approver = ScriptedApprover([Decision("reject", reason="keep the add function")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "rewrite app.py", approver)
+    assert done.reason == "complete"
+    assert "keep the add function" in sent_text(ollama_server.requests[1])
+    assert git(repo, "status", "--porcelain") == ""
+    assert of(events, "decision")[0].decision == "reject"
+
+
+async def test_approved_edit_changes_exactly_that_file(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(
+        Reply(tool_calls=[call("edit_file", path="app.py", old="return a + b", new="return b + a")]),
+        Reply("Swapped."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "swap operands", approver)
+    assert done.reason == "complete"
+    assert approver.asked[0].kind == "edit" and "-    return a + b" in (approver.asked[0].diff or "")
+    assert (repo / "app.py").read_text() == "def add(a, b):\n    return b + a\n"
+    assert git(repo, "status", "--porcelain") == " M app.py\n"
+    assert git(repo, "diff", "--cached") == "", "an approved edit is not staged"
+    assert of(events, "checkpoint"), "a checkpoint is taken before the edit"
+
+
+async def test_edit_with_missing_text_and_escaping_paths_are_reported_to_the_model(
+        repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(
+        Reply(tool_calls=[call("edit_file", path="app.py", old="return a * b", new="x")]),
+        Reply(tool_calls=[call("read_file", path="../../etc/passwd")]),
+        Reply(tool_calls=[call("write_file", path=".git/hooks/pre-commit", content="evil")]),
+        Reply("Sorry."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "do things")
+    assert done.reason == "complete"
+    results = of(events, "tool_result")
+    assert [r.ok for r in results] == [False, False, False]
+    assert "not found" in sent_text(ollama_server.requests[1])
+    assert not (repo / ".git/hooks/pre-commit").exists()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_malformed_call_gets_feedback_then_constrained_retry(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply('{"name": "read_file", "arguments": {"path": "app.py"'),  # cut off
+                       Reply('{"name": "read_file", "arguments": {"path": "app.py"}}'),
+                       Reply("Done."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "read app.py")
+    assert done.reason == "complete"
+    assert ollama_server.requests[1].get("format"), "the retry asks for constrained JSON output"
+    assert [e.name for e in of(events, "tool_call")] == ["read_file"]
+
+
+async def test_unknown_tool_is_reported_not_fatal(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(tool_calls=[call("delete_everything", path=".")]), Reply("OK."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "go")
+    assert done.reason == "complete"
+    assert "unknown tool" in sent_text(ollama_server.requests[1])
+
+
+async def test_repeated_identical_call_is_not_run_twice(repo: Path, ollama_server: ScriptedOllama) -> None:
+    same = Reply(tool_calls=[call("git_status")])
+    ollama_server.push(same, same, Reply("All clean."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "status?")
+    assert done.reason == "complete"
+    assert len(of(events, "tool_result")) == 1
+    assert "tools" not in ollama_server.requests[2] or not ollama_server.requests[2]["tools"]
+
+
+async def test_http_500_is_retried(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(fault="http500"), Reply("Recovered."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "hi")
+    assert done.reason == "complete"
+    assert of(events, "retry") and of(events, "error")[0].retryable
+    assert done.text == "Recovered."
+
+
+async def test_reset_mid_stream_keeps_partial_text_and_retries(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply("one two three four", fault="reset", fault_after=2), Reply("Full answer."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "hi")
+    assert done.reason == "complete"
+    streamed = "".join(e.text for e in of(events, "text"))
+    assert streamed.startswith("one two") and streamed.endswith("Full answer.")
+
+
+async def test_stall_hits_the_chunk_deadline_and_ends_the_turn(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply("slow words here", fault="stall", fault_after=1, stall=20))
+    config = fast_config(repo, chunk_timeout=0.5, retries=0)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "hi", config=config)
+    assert done.reason == "error"
+    assert of(events, "error") and "".join(e.text for e in of(events, "text")).startswith("slow")
+
+
+async def test_transcript_is_recorded_and_resumable(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply("First answer."))
+    _, _, first = await run_prompt(repo, ollama_server.url, "remember the word kiwi")
+    ollama_server.push(Reply("Kiwi."))
+    events, done, second = await run_prompt(repo, ollama_server.url, "what was the word?", resume="latest")
+    assert second.session_id == first.session_id
+    assert "remember the word kiwi" in sent_text(ollama_server.requests[-1])
+    assert of(events, "session")[0].resumed
+
+
+async def test_server_down_at_connect_names_the_host(repo: Path) -> None:
+    from tui.core.errors import ServerUnreachable
+
+    server = ScriptedOllama()
+    url = server.start()
+    server.stop()
+    try:
+        await run_prompt(repo, url, "hi")
+    except ServerUnreachable as err:
+        assert url.split("//")[1] in str(err) and "ollama" in str(err).lower()
+    else:
+        raise AssertionError("expected ServerUnreachable")
+
+
+async def test_unknown_model_lists_the_available_ones(repo: Path, ollama_server: ScriptedOllama) -> None:
+    from tui.core.errors import UnknownModel
+
+    config = fast_config(repo, name="no-such-model")
+    try:
+        await run_prompt(repo, ollama_server.url, "hi", config=config)
+    except UnknownModel as err:
+        assert "qwen2.5-coder:1.5b" in str(err)
+    else:
+        raise AssertionError("expected UnknownModel")
+
+
+def test_events_serialise_to_json(repo: Path) -> None:
+    from tui.core.approval import Proposal
+    from tui.core.events import ProposalCreated
+
+    event = ProposalCreated(Proposal(id="p1", kind="command", summary="ls", command="ls"))
+    data = json.loads(json.dumps(event.to_dict()))
+    assert data["type"] == "proposal" and data["proposal"]["id"] == "p1" and data["proposal"]["command"] == "ls"

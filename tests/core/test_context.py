@@ -1,0 +1,43 @@
+"""Context budgeting for small models: old tool output goes first, the prompt always stays."""
+
+from __future__ import annotations
+
+from tui.core import context
+
+
+def _conv(tool_chars: int, n: int) -> list[dict]:
+    msgs = [{"role": "system", "content": "sys " * 50}]
+    for i in range(n):
+        msgs.append({"role": "user", "content": f"question {i}"})
+        msgs.append({"role": "user", "content": "x" * tool_chars, "_tool": True})
+        msgs.append({"role": "assistant", "content": f"answer {i}"})
+    msgs.append({"role": "user", "content": "the latest question"})
+    return msgs
+
+
+def test_fits_by_trimming_old_tool_output_first() -> None:
+    msgs = _conv(4000, 4)
+    out, used, trimmed = context.fit(msgs, limit=2048, reserve=512)
+    assert used <= 2048 - 512
+    assert trimmed >= 1
+    assert out[0]["role"] == "system" and out[-1]["content"] == "the latest question"
+    assert any(m["content"] == context.TRIMMED for m in out)
+    assert any(m["content"].startswith("answer") for m in out), "answers survive when trimming tool output suffices"
+
+
+def test_drops_old_turns_when_trimming_is_not_enough() -> None:
+    msgs = _conv(10, 200)
+    out, used, _ = context.fit(msgs, limit=1024, reserve=256)
+    assert used <= 1024 - 256
+    assert out[-1]["content"] == "the latest question"
+    assert out[0]["role"] == "system"
+
+
+def test_num_ctx_is_stable_and_bounded() -> None:
+    assert context.num_ctx_for(100, 512, 32768) == 2048
+    assert context.num_ctx_for(3000, 1024, 32768) == 4096
+    assert context.num_ctx_for(30000, 1024, 8192) == 8192
+
+
+def test_private_keys_never_reach_the_wire() -> None:
+    assert context.wire([{"role": "user", "content": "x", "_tool": True}]) == [{"role": "user", "content": "x"}]
