@@ -151,7 +151,7 @@ def test_index_is_fast_enough_for_huge_diffs() -> None:
 lines_st = st.lists(st.sampled_from(["a", "b", "c", "d", "", "x y", "é", "tab\t"]), min_size=0, max_size=30)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(old=lines_st, new=lines_st, crlf=st.booleans(), final_nl=st.booleans(), data=st.data())
 def test_property_random_hunks_apply(tmp_path_factory: pytest.TempPathFactory, old: list[str], new: list[str],
                                      crlf: bool, final_nl: bool, data: st.DataObject) -> None:

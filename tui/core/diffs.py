@@ -14,17 +14,20 @@ rejected by index. A file whose hunks are all rejected is left out entirely
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence, overload
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
-_HEADER_RE = re.compile(r"^(?:diff --git .*|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@.*)$", re.MULTILINE)
+_FILE_RE = re.compile(r"\ndiff --git ")
+_HUNK_START_RE = re.compile(r"\n@@ -\d")
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _QUOTE_NEEDED = re.compile(r'[\x00-\x1f"\\\x7f]')
 _GIT_FLAGS = ["--no-pager", "-c", "core.quotepath=false", "-c", "diff.noprefix=false",
@@ -143,13 +146,13 @@ class FileRef:
     binary: bool
     start: int
     end: int
-    hunks: list[int] = field(default_factory=list)
+    hunks: Sequence[int] = ()  # global hunk indices (a range: a file's hunks are contiguous)
     pos: int = 0  # character offsets into the text
     endpos: int = 0
     body_pos: int = 0  # where the first hunk (or the binary patch) begins
 
 
-@dataclass
+@dataclass(slots=True)
 class HunkRef:
     """One hunk (or a whole-file change for files without text hunks)."""
 
@@ -173,59 +176,99 @@ class HunkRef:
         return not self.header
 
 
-class DiffIndex:
-    """File and hunk headers of a diff, found by one regex pass; bodies are sliced on demand."""
+class HunkList(Sequence[HunkRef]):
+    """Hunks built on demand from their start offsets, so indexing a huge diff creates no per-hunk objects."""
 
-    def __init__(self, text: str, files: list[FileRef], hunks: list[HunkRef]) -> None:
+    def __init__(self, text: str, files: list[FileRef], starts: list[int], whole: set[int]) -> None:
+        self._text = text
+        self._files = files
+        self._starts = starts  # offset of each hunk's @@ line (or a whole-file change's body)
+        self._whole = whole
+        self._file_first = [f.hunks.start for f in files]  # type: ignore[attr-defined]
+        self._lines: list[int] = []  # line numbers of starts, filled in order as needed
+        self._cache: dict[int, HunkRef] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> HunkRef: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[HunkRef]: ...
+
+    def __getitem__(self, i: int | slice) -> HunkRef | list[HunkRef]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self._starts)
+        if not 0 <= i < len(self._starts):
+            raise IndexError(i)
+        ref = self._cache.get(i)
+        if ref is None:
+            ref = self._cache[i] = self._build(i)
+        return ref
+
+    def _line(self, i: int) -> int:
+        lines, starts, count = self._lines, self._starts, self._text.count
+        while len(lines) <= i:
+            k = len(lines)
+            lines.append(count("\n", 0, starts[0]) if k == 0 else lines[-1] + count("\n", starts[k - 1], starts[k]))
+        return lines[i]
+
+    def _build(self, i: int) -> HunkRef:
+        f = self._files[bisect.bisect_right(self._file_first, i) - 1]
+        pos = self._starts[i]
+        last = i + 1 >= f.hunks.stop  # type: ignore[attr-defined]
+        endpos = f.endpos if last else self._starts[i + 1]
+        line = f.start if i in self._whole else self._line(i)
+        endline = f.end if last else self._line(i + 1)
+        if i in self._whole:
+            return HunkRef(i, f.path, "", f.start, f.end, 0, 0, f.index, pos, endpos)
+        text = self._text
+        eol = text.find("\n", pos, endpos)
+        head = text[pos:eol if eol >= 0 else endpos]
+        h = _HUNK_RE.match(head)
+        assert h is not None
+        return HunkRef(i, f.path, head, line, endline, text.count("\n+", pos, endpos), text.count("\n-", pos, endpos),
+                       f.index, pos, endpos, int(h.group(1)), _count(h.group(2)), int(h.group(3)), _count(h.group(4)))
+
+
+class DiffIndex:
+    """File and hunk headers of a diff, found by regex scans; hunk details are built when asked for."""
+
+    def __init__(self, text: str, files: list[FileRef], hunks: Sequence[HunkRef]) -> None:
         self.text = text
         self.files = files
         self.hunks = hunks
 
     @classmethod
     def from_text(cls, text: str) -> "DiffIndex":
+        shifted = "\n" + text  # literal-led patterns are far faster than ^ with MULTILINE;
+        # a match at offset p in `shifted` is a header starting at offset p in `text`
+        file_pos = [m.start() for m in _FILE_RE.finditer(shifted)]
+        hunk_pos = [m.start() for m in _HUNK_START_RE.finditer(shifted)]
+        total_lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
         files: list[FileRef] = []
-        hunks: list[HunkRef] = []
-        line = 0
-        last = 0
-        marks: list[tuple[int, int, str]] = []  # (pos, line, header text)
-        for m in _HEADER_RE.finditer(text):
-            line += text.count("\n", last, m.start())
-            last = m.start()
-            marks.append((m.start(), line, m.group(0)))
-        total_lines = line + text.count("\n", last)
-        if text and not text.endswith("\n"):
-            total_lines += 1
-        current: FileRef | None = None
-        for n, (pos, ln, head) in enumerate(marks):
-            nxt_pos, nxt_line = (marks[n + 1][0], marks[n + 1][1]) if n + 1 < len(marks) else (len(text), total_lines)
-            if head.startswith("diff --git "):
-                current = _file_ref(text, len(files), pos, ln, nxt_pos, nxt_line)
-                files.append(current)
-                continue
-            if current is None:
-                continue  # a hunk before any file header: not a git diff we made; ignore
-            h = _HUNK_RE.match(head)
-            assert h is not None
-            body = (pos, nxt_pos)
-            hunks.append(HunkRef(
-                index=len(hunks), file=current.path, header=head, start=ln, end=nxt_line,
-                added=text.count("\n+", *body), removed=text.count("\n-", *body), file_index=current.index,
-                pos=pos, endpos=nxt_pos, old_start=int(h.group(1)), old_len=_count(h.group(2)),
-                new_start=int(h.group(3)), new_len=_count(h.group(4)),
-            ))
-            current.hunks.append(hunks[-1].index)
-            current.end, current.endpos = nxt_line, nxt_pos
-            if len(current.hunks) == 1:
-                current.body_pos = pos
-        for f in files:
-            if not f.hunks:  # binary, rename-only, mode change, empty file: one whole-file change
-                hunks.append(HunkRef(index=-1, file=f.path, header="", start=f.start, end=f.end, added=0, removed=0,
-                                     file_index=f.index, pos=f.body_pos, endpos=f.endpos))
-        hunks.sort(key=lambda h: h.pos)
-        for i, h in enumerate(hunks):
-            h.index = i
-        _renumber_file_hunks(files, hunks)
-        return cls(text, files, hunks)
+        starts: list[int] = []
+        whole: set[int] = set()
+        line = last = 0
+        bounds = file_pos + [len(text)]
+        for n, pos in enumerate(file_pos):
+            line += text.count("\n", last, pos)
+            last = pos
+            nxt = bounds[n + 1]
+            nxt_line = total_lines if n + 1 == len(file_pos) else line + text.count("\n", pos, nxt)
+            f = _file_ref(text, n, pos, line, nxt, nxt_line)
+            first = len(starts)
+            lo, hi = bisect.bisect_left(hunk_pos, pos), bisect.bisect_left(hunk_pos, nxt)
+            if lo == hi:  # binary, rename-only, mode change, empty file: one whole-file change
+                whole.add(first)
+                starts.append(f.body_pos)
+            else:
+                starts.extend(hunk_pos[lo:hi])
+            f.hunks = range(first, len(starts))
+            files.append(f)
+        return cls(text, files, HunkList(text, files, starts, whole))
 
     def hunk_text(self, index: int) -> str:
         h = self.hunks[index]
@@ -241,14 +284,6 @@ class DiffIndex:
 
 def _count(group: str | None) -> int:
     return 1 if group is None else int(group)
-
-
-def _renumber_file_hunks(files: list[FileRef], hunks: list[HunkRef]) -> None:
-    by_file: dict[int, list[int]] = {}
-    for h in hunks:
-        by_file.setdefault(h.file_index, []).append(h.index)
-    for f in files:
-        f.hunks = by_file.get(f.index, [])
 
 
 def _file_ref(text: str, index: int, pos: int, line: int, nxt_pos: int, nxt_line: int) -> FileRef:
