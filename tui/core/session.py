@@ -13,7 +13,7 @@ from typing import Any
 
 from tui.core.approval import Approver, Proposal, new_proposal_id
 from tui.core.config import Config
-from tui.core.errors import DevagentError, ModelError, RepoError
+from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreachable
 from tui.core.events import (Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted, ToolCallFinished,
                              ToolCallStarted, TurnDone)
 from tui.core.llm.base import ModelInfo
@@ -51,6 +51,9 @@ class Session:
         self.sandbox_info = await asyncio.to_thread(detect, config)
         self.sandbox = Sandbox(repo, config, self.sandbox_info)
         self.policy = Policy(config, self.sandbox_info.active, repo)
+        if model_file and not backend:
+            backend = "embedded"  # --model-file means: run this GGUF here
+        self._backend_choice = backend or host or model_file
         self.backend = make_backend(config, backend=backend, host=host, model_file=model_file)
         resumed = False
         if resume:
@@ -110,13 +113,36 @@ class Session:
             host = getattr(self.backend, "host", "")
             try:
                 self.info = await self.backend.connect(self.requested_model)
+            except ServerUnreachable as err:
+                if not await self._fall_back_to_embedded(err):
+                    self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
+                    raise
             except ModelError as err:
                 self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
                 raise
+            host = getattr(self.backend, "host", "")
             self.emit(ServerStatus("connected", host, self.info.name))
             self.store.touch(self.session_id, model=self.info.name)
             self._build_agent()
             return self.info
+
+    async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
+        """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""
+        if self._backend_choice is not None or self.config.model.backend != "ollama":
+            return False
+        from importlib.util import find_spec
+
+        from tui.core.llm.factory import make_backend
+        from tui.core.llm.modelcache import resolve_model_file
+
+        path = resolve_model_file(self.config.model.model_file)
+        if path is None or not path.is_file() or find_spec("xllamacpp") is None:
+            return False
+        self.emit(Notice(f"{err.message} Using the embedded model {path.name} instead.", "warning"))
+        await self.backend.close()
+        self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
+        self.info = await self.backend.connect(None)
+        return True
 
     def _build_agent(self) -> None:
         from tui.core.agent import Agent
