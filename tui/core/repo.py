@@ -1,0 +1,317 @@
+"""Git access for devagent: status, diffs, apply/stage/unstage, commit, and the "is it safe to write" check.
+
+The git CLI does the heavy lifting (status ``--porcelain=v2 -z``, diff, apply,
+log are many times faster than GitPython's pure-Python paths); GitPython is
+offered through :attr:`Repo.gitpython` for object-level work. Every write first
+calls :meth:`Repo.ensure_writable`, which refuses while ``index.lock`` is held
+or a merge, rebase, cherry-pick, revert or bisect is in progress.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from tui.core.diffs import file_diff, select_hunks, to_bytes, to_text
+from tui.core.errors import NotARepoError, PatchError, RepoBusyError, RepoError
+
+if TYPE_CHECKING:
+    import git
+
+GIT_CONFIG = ["-c", "core.quotepath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false",
+              "-c", "diff.mnemonicPrefix=false"]
+DIFF_FLAGS = ["--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+              "--no-relative"]
+
+# (path in the git dir, what is going on, how to finish it)
+_BUSY: list[tuple[str, str, str]] = [
+    ("index.lock", "another git process is using this repository (index.lock exists)",
+     "Wait for it to finish. If no git process is running, a crashed one left the lock behind: "
+     "remove {path} yourself, then try again."),
+    ("rebase-merge", "a rebase is in progress",
+     "Finish it with `git rebase --continue` or stop it with `git rebase --abort`, then try again."),
+    ("rebase-apply", "a rebase or `git am` is in progress",
+     "Finish it with `git rebase --continue` (or `git am --continue`), or abort it, then try again."),
+    ("MERGE_HEAD", "a merge is in progress",
+     "Resolve the conflicts and `git commit`, or stop it with `git merge --abort`, then try again."),
+    ("CHERRY_PICK_HEAD", "a cherry-pick is in progress",
+     "Finish it with `git cherry-pick --continue` or stop it with `git cherry-pick --abort`, then try again."),
+    ("REVERT_HEAD", "a revert is in progress",
+     "Finish it with `git revert --continue` or stop it with `git revert --abort`, then try again."),
+    ("BISECT_LOG", "a bisect is in progress",
+     "End it with `git bisect reset`, then try again."),
+]
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    path: str
+    index: str  # X of porcelain XY ("." = unchanged)
+    worktree: str  # Y
+    orig_path: str | None = None  # for renames and copies
+
+
+@dataclass
+class RepoStatus:
+    branch: str | None  # None when HEAD is detached
+    head: str | None  # None before the first commit
+    upstream: str | None = None
+    ahead: int = 0
+    behind: int = 0
+    staged: list[FileStatus] = field(default_factory=list)
+    unstaged: list[FileStatus] = field(default_factory=list)
+    untracked: list[str] = field(default_factory=list)
+    unmerged: list[str] = field(default_factory=list)
+    busy: str | None = None
+
+    @property
+    def clean(self) -> bool:
+        return not (self.staged or self.unstaged or self.untracked or self.unmerged)
+
+
+@dataclass
+class CommitResult:
+    ok: bool
+    sha: str | None
+    output: str  # what git and the hooks printed
+    message_file: Path | None = None  # where the message was kept when the commit failed
+
+
+class Repo:
+    """One work tree. Cheap to create; all git calls are short subprocesses with a hang guard."""
+
+    def __init__(self, root: Path, *, timeout: float = 120.0) -> None:
+        self.timeout = timeout
+        proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
+                              cwd=root, capture_output=True, timeout=timeout)
+        if proc.returncode != 0:
+            raise NotARepoError(f"{root} is not inside a git work tree.",
+                                "Run devagent inside a git work tree (or create one with `git init`).")
+        top, git_dir, common = to_text(proc.stdout).splitlines()[:3]
+        self.root = Path(os.path.realpath(top))
+        self.git_dir = Path(git_dir)
+        self.common_dir = (Path(root) / common).resolve() if not os.path.isabs(common) else Path(common)
+
+    # -- plumbing -------------------------------------------------------------------------------------------------
+
+    def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+            check: bool = True, timeout: float | None = None) -> bytes:
+        """Run git in the work tree root; raise RepoError with git's message when it fails and ``check``."""
+        full_env = None if env is None else {**os.environ, **env}
+        try:
+            proc = subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
+                                  env=full_env, timeout=timeout or self.timeout,
+                                  stdin=None if input is not None else subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise RepoError(f"git {args[0]} did not finish within {timeout or self.timeout:.0f}s.",
+                            "Check for a hung git process or a very large repository.") from None
+        if check and proc.returncode != 0:
+            raise RepoError(f"git {' '.join(args[:2])} failed: {to_text(proc.stderr).strip()}")
+        return proc.stdout
+
+    def run_git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+                timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Like :meth:`git` but returns the whole result without raising (for callers that inspect the code)."""
+        full_env = None if env is None else {**os.environ, **env}
+        return subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
+                              env=full_env, timeout=timeout or self.timeout,
+                              stdin=None if input is not None else subprocess.DEVNULL)
+
+    @cached_property
+    def gitpython(self) -> "git.Repo":
+        import git
+
+        return git.Repo(self.root)
+
+    def git_path(self, name: str) -> Path:
+        """``git rev-parse --git-path NAME``: honours worktrees and core.hooksPath."""
+        out = to_text(self.git("rev-parse", "--git-path", name)).strip()
+        return (self.root / out).resolve() if not os.path.isabs(out) else Path(out)
+
+    def devagent_dir(self) -> Path:
+        path = self.git_dir / "devagent"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    # -- safety ---------------------------------------------------------------------------------------------------
+
+    def busy_reason(self) -> str | None:
+        """Why writing now would be unsafe (a lock or an operation in progress), or None."""
+        busy = self._busy()
+        return busy[0] if busy else None
+
+    def _busy(self) -> tuple[str, str] | None:
+        for name, what, hint in _BUSY:
+            path = self.git_dir / name
+            if path.exists():
+                return f"{self.root.name}: {what}.", hint.format(path=path)
+        return None
+
+    def ensure_writable(self) -> None:
+        busy = self._busy()
+        if busy:
+            raise RepoBusyError(f"devagent will not write: {busy[0]}", busy[1])
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def head(self) -> str | None:
+        proc = self.run_git("rev-parse", "--verify", "-q", "HEAD^{commit}")
+        if proc.returncode != 0:
+            return None
+        return to_text(proc.stdout).strip() or None
+
+    def status(self) -> RepoStatus:
+        raw = to_text(self.git("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all"))
+        st = RepoStatus(branch=None, head=None, busy=self.busy_reason())
+        items = raw.split("\0")
+        i = 0
+        while i < len(items):
+            item = items[i]
+            i += 1
+            if not item:
+                continue
+            if item.startswith("# "):
+                _branch_line(st, item[2:])
+            elif item[0] in "12":
+                parts = item.split(" ", 9 if item[0] == "2" else 8)
+                xy, path = parts[1], parts[-1]
+                orig = None
+                if item[0] == "2":
+                    orig = items[i]
+                    i += 1
+                fs = FileStatus(path, xy[0], xy[1], orig)
+                if xy[0] != ".":
+                    st.staged.append(fs)
+                if xy[1] != ".":
+                    st.unstaged.append(fs)
+            elif item[0] == "u":
+                st.unmerged.append(item.split(" ", 10)[-1])
+            elif item[0] == "?":
+                st.untracked.append(item[2:])
+        return st
+
+    def diff_worktree(self, paths: Sequence[str] | None = None, *, untracked: bool = True) -> str:
+        """Index -> working tree, as a git diff; untracked files appear as new files when ``untracked``."""
+        text = to_text(self.git("diff", *DIFF_FLAGS, "--", *(paths or [])))
+        if untracked:
+            extra = self.git("ls-files", "-z", "--others", "--exclude-standard", "--", *(paths or []))
+            for name in filter(None, to_text(extra).split("\0")):
+                data = self.read_worktree(name)
+                if data is not None:
+                    text += file_diff(name, None, data)
+        return text
+
+    def diff_staged(self, paths: Sequence[str] | None = None) -> str:
+        """HEAD (or the empty tree before the first commit) -> index, with renames detected."""
+        return to_text(self.git("diff", "--cached", "-M", *DIFF_FLAGS, "--", *(paths or [])))
+
+    def read_worktree(self, path: str) -> bytes | None:
+        target = self.root / path
+        if target.is_symlink():
+            return os.fsencode(os.readlink(target))
+        try:
+            return target.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def read_blob(self, spec: str) -> bytes | None:
+        """``git show SPEC`` bytes (e.g. ``HEAD:a.py`` or ``:a.py`` for the index), None when absent."""
+        proc = self.run_git("cat-file", "blob", spec)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def recent_subjects(self, n: int = 10) -> list[str]:
+        if self.head() is None:
+            return []
+        return [s for s in to_text(self.git("log", f"-n{n}", "--format=%s")).splitlines() if s]
+
+    # -- writing --------------------------------------------------------------------------------------------------
+
+    def apply(self, patch: str, *, cached: bool = False, reverse: bool = False, check: bool = False) -> None:
+        """``git apply`` the patch to the working tree (or the index with ``cached``); PatchError when it does not fit."""
+        if not patch.strip():
+            return
+        if not check:
+            self.ensure_writable()
+        args = ["apply", "--whitespace=nowarn"]
+        if cached:
+            args.append("--cached")
+        if reverse:
+            args.append("-R")
+        if check:
+            args.append("--check")
+        proc = self.run_git(*args, "-", input=to_bytes(patch))
+        if proc.returncode != 0:
+            where = "the index" if cached else "the working tree"
+            raise PatchError(f"The change does not apply to {where}: {to_text(proc.stderr).strip()}",
+                             "The files changed since the diff was made; refresh the diff and try again.")
+
+    def stage_hunks(self, diff: str, accepted: set[int] | None = None) -> None:
+        """Stage the accepted hunks of a :meth:`diff_worktree` diff (None = all of it)."""
+        self.apply(select_hunks(diff, accepted), cached=True)
+
+    def unstage_hunks(self, diff: str, accepted: set[int] | None = None) -> None:
+        """Unstage the accepted hunks of a :meth:`diff_staged` diff (None = all of it)."""
+        self.apply(select_hunks(diff, accepted), cached=True, reverse=True)
+
+    def stage(self, paths: Sequence[str] | None = None) -> None:
+        """``git add`` the paths (all changes, untracked included, when None)."""
+        self.ensure_writable()
+        self.git("add", "-A", "--", *(paths or ["."]))
+
+    def unstage(self, paths: Sequence[str] | None = None) -> None:
+        self.ensure_writable()
+        if self.head() is None:
+            self.git("rm", "-r", "--cached", "-q", "--ignore-unmatch", "--", *(paths or ["."]))
+        else:
+            self.git("reset", "-q", "HEAD", "--", *(paths or ["."]))
+
+    def commit(self, message: str, *, no_verify: bool = False, timeout: float = 600.0,
+               env: dict[str, str] | None = None) -> CommitResult:
+        """Commit the index with the repo's hooks. A refused commit keeps the message in .git/devagent/COMMIT_MSG."""
+        self.ensure_writable()
+        if not message.strip():
+            raise RepoError("The commit message is empty.", "Write a message (or let devagent propose one).")
+        if self.run_git("diff", "--cached", "--quiet").returncode == 0 and self.head() is not None:
+            raise RepoError("Nothing is staged, so there is nothing to commit.",
+                            "Stage changes first (`git add`, or approve staging in devagent).")
+        kept = self.devagent_dir() / "COMMIT_MSG"
+        kept.write_bytes(to_bytes(message if message.endswith("\n") else message + "\n"))
+        args = ["commit", "-F", str(kept), "--cleanup=strip"]
+        if no_verify:
+            args.append("--no-verify")
+        try:
+            proc = subprocess.run(["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=timeout,
+                                  env={**os.environ, "DEVAGENT_COMMIT": "1", **(env or {})})
+            output, code = to_text(proc.stdout), proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            output, code = to_text(exc.output or b"") + f"\n(git commit stopped after {timeout:.0f}s)", 124
+        if code != 0:
+            return CommitResult(False, None, f"{output.rstrip()}\nYour message is kept in {kept}.", kept)
+        kept.unlink(missing_ok=True)
+        return CommitResult(True, self.head(), output)
+
+
+def _branch_line(st: RepoStatus, line: str) -> None:
+    key, _, value = line.partition(" ")
+    if key == "branch.oid":
+        st.head = None if value == "(initial)" else value
+    elif key == "branch.head":
+        st.branch = None if value == "(detached)" else value
+    elif key == "branch.upstream":
+        st.upstream = value
+    elif key == "branch.ab":
+        ahead, behind = value.split()
+        st.ahead, st.behind = int(ahead), abs(int(behind))
+
+
+def open_repo(start: Path | None = None) -> Repo:
+    """The Repo containing ``start`` (default: cwd), with the clear not-a-repo errors of find_repo."""
+    from tui.commands.common import find_repo
+
+    return Repo(find_repo(start))
+
