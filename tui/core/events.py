@@ -171,6 +171,18 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class FixAttempt(Event):
+    """The test fix loop's progress: attempt N of limit (state "fixing"), or why it stopped."""
+
+    type: ClassVar[str] = "fix_attempt"
+    attempt: int
+    limit: int
+    state: str  # fixing | stopped
+    reason: str = ""  # when stopped: passed | limit | repeated | declined | cancelled
+    failing: int = 0  # failed + errored tests in the run that led here
+
+
+@dataclass(frozen=True)
 class TurnDone(Event):
     type: ClassVar[str] = "turn_done"
     reason: str  # complete | cancelled | error | stopped | limit

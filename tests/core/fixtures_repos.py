@@ -1,0 +1,168 @@
+"""Fixture repos for the test-runner, scaffold and repo-map tests (files only: nothing is npm-installed)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tests.conftest import make_repo
+
+# The outer test environment's plugins (textual snapshots, hypothesis, ...) cost seconds per inner run.
+PYTEST_QUIET = 'addopts = "-p no:textual-snapshot -p no:syrupy -p no:hypothesispytest -p no:benchmark -p no:anyio"\n'
+
+PY_FILES = {
+    "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' + PYTEST_QUIET,
+    "src/calc/__init__.py": "",
+    "src/calc/ops.py": "def add(a, b):\n    return a + b\n\n\nclass Calculator:\n    def total(self, xs):\n        return sum(xs)\n",
+    "tests/__init__.py": "",
+    "tests/test_ops.py": (
+        "import sys, pathlib\n"
+        "sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / 'src'))\n"
+        "from calc.ops import add\n\n\n"
+        "def test_add():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_add_zero():\n    assert add(0, 0) == 0\n\n\n"
+        "def test_add_wrong():\n    assert add(2, 2) == 5\n"
+    ),
+}
+
+NODE_TEST_FILES = {
+    "package.json": json.dumps({"name": "strs", "version": "1.0.0", "type": "commonjs",
+                                "scripts": {"test": "node --test test/"}}, indent=2) + "\n",
+    "package-lock.json": "{}\n",
+    "src/shout.js": "function shout(s) {\n  return s.toUpperCase() + '!';\n}\nmodule.exports = { shout };\n",
+    "src/whisper.js": "exports.whisper = (s) => s.toLowerCase();\n",
+    "test/shout.test.js": (
+        "const test = require('node:test');\nconst assert = require('node:assert');\n"
+        "const { shout } = require('../src/shout.js');\n\n"
+        "test('shouts', () => {\n  assert.strictEqual(shout('hi'), 'HI!');\n});\n\n"
+        "test('shouts twice', () => {\n  assert.strictEqual(shout('a'), 'AA!');\n});\n"
+    ),
+    "test/whisper.test.js": (
+        "const test = require('node:test');\nconst assert = require('node:assert');\n"
+        "const { whisper } = require('../src/whisper.js');\n\n"
+        "test('whispers', () => {\n  assert.strictEqual(whisper('HI'), 'hi');\n});\n"
+    ),
+}
+
+_NEXT_PKG = {"name": "web", "version": "0.1.0", "private": True,
+             "dependencies": {"next": "14.2.0", "react": "18.3.0", "react-dom": "18.3.0"}}
+
+NEXT_JEST_FILES = {
+    "package.json": json.dumps({**_NEXT_PKG, "scripts": {"dev": "next dev", "test": "jest"},
+                                "devDependencies": {"jest": "29.7.0", "@testing-library/react": "14.0.0",
+                                                    "typescript": "5.4.0"}}, indent=2) + "\n",
+    "package-lock.json": "{}\n",
+    "tsconfig.json": '{ "compilerOptions": { "jsx": "preserve", "strict": true } }\n',
+    "next.config.js": "module.exports = {};\n",
+    "jest.config.js": "module.exports = { testEnvironment: 'jsdom' };\n",
+    "src/app/page.tsx": "export default function Home() {\n  return <main>Home</main>;\n}\n",
+    "src/components/Header/Header.tsx": (
+        "import styles from './Header.module.css';\n\n"
+        "export default function Header({ title }: { title: string }) {\n"
+        "  return <header className={styles.root}>{title}</header>;\n}\n"
+    ),
+    "src/components/Header/Header.module.css": ".root {\n  display: flex;\n}\n",
+    "src/components/Header/__tests__/Header.test.tsx": (
+        "import { render, screen } from '@testing-library/react';\nimport Header from '../Header';\n\n"
+        "test('renders the title', () => {\n  render(<Header title=\"Hi\" />);\n"
+        "  expect(screen.getByText('Hi')).toBeTruthy();\n});\n"
+    ),
+}
+
+NEXT_VITEST_FILES = {
+    "package.json": json.dumps({**_NEXT_PKG, "scripts": {"test": "vitest"},
+                                "devDependencies": {"vitest": "1.6.0", "tailwindcss": "3.4.0"}}, indent=2) + "\n",
+    "pnpm-lock.yaml": "lockfileVersion: '6.0'\n",
+    "tsconfig.json": '{ "compilerOptions": { "jsx": "preserve" } }\n',
+    "next.config.mjs": "export default {};\n",
+    "tailwind.config.ts": "export default { content: ['./app/**/*.tsx'] };\n",
+    "app/page.tsx": "export default function Page() {\n  return <main className=\"p-4\">Hi</main>;\n}\n",
+    "components/nav-bar.tsx": (
+        "export function NavBar() {\n  return <nav className=\"flex gap-2\">nav</nav>;\n}\n"
+    ),
+    "components/nav-bar.spec.tsx": (
+        "import { describe, it, expect } from 'vitest';\nimport { render } from '@testing-library/react';\n"
+        "import { NavBar } from './nav-bar';\n\n"
+        "describe('NavBar', () => {\n  it('renders', () => {\n    expect(render(<NavBar />)).toBeTruthy();\n  });\n});\n"
+    ),
+    "components/nav-bar.stories.tsx": "import { NavBar } from './nav-bar';\nexport default { component: NavBar };\n",
+}
+
+TEXTUAL_FILES = {
+    "pyproject.toml": '[project]\nname = "tapp"\nversion = "0.1"\ndependencies = ["textual"]\n',
+    "tapp/__init__.py": "",
+    "tapp/app.py": "from textual.app import App\n\n\nclass TApp(App):\n    pass\n",
+    "tests/test_app.py": "def test_nothing():\n    assert True\n",
+}
+
+GO_FILES = {
+    "go.mod": "module example.com/shapes\n\ngo 1.21\n",
+    "area.go": "package shapes\n\n// Square returns the area of a square.\nfunc Square(x int) int { return x * x }\n",
+    "area_test.go": (
+        "package shapes\n\nimport \"testing\"\n\n"
+        "func TestSquare(t *testing.T) {\n\tif Square(3) != 9 {\n\t\tt.Fatal(\"bad\")\n\t}\n}\n\n"
+        "func TestSquareWrong(t *testing.T) {\n\tif Square(2) != 5 {\n\t\tt.Errorf(\"Square(2) = %d, want 5\", Square(2))\n\t}\n}\n"
+    ),
+}
+
+
+def build(path: Path, files: dict[str, str], commit: bool = True) -> Path:
+    return make_repo(path, files, commit=commit)
+
+
+@dataclass
+class LocalResult:
+    exit_code: int | None
+    output: str
+    dropped_bytes: int
+    duration: float
+    killed: str
+
+
+class LocalRunner:
+    """A plain-subprocess runner with the Sandbox.run signature, for when tui.core.sandbox is not there."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+
+    async def run(self, command: str | list[str], *, timeout: float | None = None, idle_timeout: float | None = None,
+                  network: bool = False, on_output: Callable[[str], None] | None = None, cwd: Path | None = None,
+                  env: dict[str, str] | None = None) -> LocalResult:
+        start = time.monotonic()
+        full_env = {**os.environ, **(env or {})}
+        if isinstance(command, str):
+            proc = await asyncio.create_subprocess_shell(command, cwd=cwd or self.repo, env=full_env,
+                                                         stdout=asyncio.subprocess.PIPE,
+                                                         stderr=asyncio.subprocess.STDOUT,
+                                                         stdin=asyncio.subprocess.DEVNULL)
+        else:
+            proc = await asyncio.create_subprocess_exec(*command, cwd=cwd or self.repo, env=full_env,
+                                                        stdout=asyncio.subprocess.PIPE,
+                                                        stderr=asyncio.subprocess.STDOUT,
+                                                        stdin=asyncio.subprocess.DEVNULL)
+        chunks: list[str] = []
+        assert proc.stdout is not None
+        while True:
+            data = await asyncio.wait_for(proc.stdout.read(65536), timeout=timeout or 120)
+            if not data:
+                break
+            text = data.decode("utf-8", "replace")
+            chunks.append(text)
+            if on_output:
+                on_output(text)
+        code = await proc.wait()
+        return LocalResult(code, "".join(chunks), 0, time.monotonic() - start, "")
+
+
+def runner_for(repo: Path, config: object):  # -> Sandbox | LocalRunner
+    """The real sandbox when it exists (it is the one runner), else a plain subprocess runner."""
+    try:
+        from tui.core.sandbox import Sandbox
+    except ImportError:
+        return LocalRunner(repo)
+    return Sandbox(repo, config)  # type: ignore[arg-type]

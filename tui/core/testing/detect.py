@@ -1,0 +1,196 @@
+"""Find how a repo runs its tests: pytest, package.json scripts, go, cargo, make, or the config override."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.core.testing.model import Suite
+
+if TYPE_CHECKING:
+    from tui.core.config import Config
+
+MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile")
+SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
+MAX_DEPTH = 3
+NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
+SHELL_OPS = re.compile(r"[;&|<>`$()]")
+
+
+def list_files(repo: Path) -> list[str]:
+    """Tracked and untracked-but-not-ignored files (fixtures and new projects may not be committed yet)."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=repo, capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if out.returncode != 0:
+        return []
+    return [p for p in out.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def python_for(cwd: Path, repo: Path) -> str:
+    """The project's virtualenv interpreter when it has one, else the one running devagent."""
+    for base in (cwd, repo):
+        for venv in (".venv", "venv"):
+            candidate = base / venv / "bin" / "python"
+            if candidate.exists():
+                return str(candidate)
+    return sys.executable
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _pytest_source(d: Path, names: set[str], files_in_dir: list[str]) -> str:
+    if "pytest.ini" in names:
+        return "pytest.ini"
+    if "pyproject.toml" in names:
+        try:
+            data = tomllib.loads(_read(d / "pyproject.toml"))
+        except tomllib.TOMLDecodeError:
+            data = {}
+        if "pytest" in data.get("tool", {}):
+            return "pyproject.toml [tool.pytest.ini_options]"
+    for name, section in (("setup.cfg", "tool:pytest"), ("tox.ini", "pytest")):
+        if name in names:
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read_string(_read(d / name))
+            except configparser.Error:
+                continue
+            if parser.has_section(section):
+                return f"{name} [{section}]"
+    test_re = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+    if any(test_re.search(f) for f in files_in_dir if f.startswith("tests/") or f.startswith("test/") or "/" not in f):
+        return "test_*.py files"
+    return ""
+
+
+def _manager(d: Path, repo: Path) -> str:
+    cur = d
+    while True:
+        if (cur / "pnpm-lock.yaml").exists():
+            return "pnpm"
+        if (cur / "yarn.lock").exists():
+            return "yarn"
+        if (cur / "package-lock.json").exists() or cur == repo or cur.parent == cur:
+            return "npm"
+        cur = cur.parent
+
+
+def js_kind(script: str) -> str:
+    words = shlex.split(script) if not SHELL_OPS.search(script) else script.split()
+    if "vitest" in words or any(w.endswith("/vitest") for w in words):
+        return "vitest"
+    if "jest" in words or any(w.endswith("/jest") for w in words):
+        return "jest"
+    if "node" in words and "--test" in words:
+        return "node"
+    return "npm"
+
+
+def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
+    try:
+        pkg = json.loads(_read(d / "package.json") or "{}")
+    except json.JSONDecodeError:
+        return None
+    script = (pkg.get("scripts") or {}).get("test") if isinstance(pkg, dict) else None
+    if not isinstance(script, str) or not script.strip() or script.strip() == NPM_DEFAULT_TEST:
+        return None
+    kind = js_kind(script)
+    manager = _manager(d, repo)
+    if kind == "node" and not SHELL_OPS.search(script):
+        argv = shlex.split(script)  # run node directly so the reporter flag lands where node reads it
+    else:
+        argv = [manager, "test"]
+    return Suite(prefix + kind, kind, d, argv, f"package.json scripts.test: {script}", manager)
+
+
+def _has_make_test(d: Path) -> bool:
+    return bool(re.search(r"^test\s*:", _read(d / "Makefile"), re.M))
+
+
+def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], cargo_workspace: bool) -> list[Suite]:
+    rel = d.relative_to(repo).as_posix()
+    prefix = "" if rel == "." else f"{rel}:"
+    found: list[Suite] = []
+    source = _pytest_source(d, names, files_in_dir)
+    if source:
+        found.append(Suite(prefix + "pytest", "pytest", d, [python_for(d, repo), "-m", "pytest"], source))
+    if "package.json" in names:
+        suite = _node_suite(d, repo, prefix)
+        if suite:
+            found.append(suite)
+    if "go.mod" in names:
+        found.append(Suite(prefix + "go", "go", d, ["go", "test", "./..."], "go.mod"))
+    if "Cargo.toml" in names and not cargo_workspace:
+        found.append(Suite(prefix + "cargo", "cargo", d, ["cargo", "test"], "Cargo.toml"))
+    if not found and "Makefile" in names and _has_make_test(d):
+        found.append(Suite(prefix + "make", "make", d, ["make", "test"], "Makefile test target"))
+    return found
+
+
+def guess_kind(command: str) -> str:
+    words = command.split()
+    if "pytest" in words or "pytest" in command.replace("-m pytest", "pytest").split():
+        return "pytest"
+    if "go" in words and "test" in words:
+        return "go"
+    if "cargo" in words and "test" in words:
+        return "cargo"
+    return js_kind(command) if command else "custom"
+
+
+def override_suite(repo: Path, command: str) -> Suite:
+    kind = guess_kind(command)
+    if SHELL_OPS.search(command):
+        return Suite("custom", "custom" if kind == "npm" else kind, repo, [command], "config tests.command", shell=True)
+    return Suite("custom", "custom" if kind == "npm" else kind, repo, shlex.split(command), "config tests.command")
+
+
+def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
+    """Every suite in the repo, root first. ``config.tests.command`` replaces detection entirely."""
+    repo = Path(os.path.realpath(repo))
+    if config is not None and config.tests.command.strip():
+        return [override_suite(repo, config.tests.command.strip())]
+    by_dir: dict[str, list[str]] = {}
+    for path in list_files(repo):
+        parts = path.split("/")
+        if any(p in SKIP_DIRS for p in parts[:-1]):
+            continue
+        for depth in range(0, min(len(parts) - 1, MAX_DEPTH) + 1):
+            by_dir.setdefault("/".join(parts[:depth]), []).append("/".join(parts[depth:]))
+    suites: list[Suite] = []
+    workspace_roots: list[str] = []
+    for rel in sorted(by_dir, key=lambda r: (r.count("/") + bool(r), r)):
+        entries = by_dir[rel]
+        names = {e for e in entries if "/" not in e and e in MARKERS}
+        if not names:
+            continue
+        d = repo / rel if rel else repo
+        in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
+        if "Cargo.toml" in names and "[workspace]" in _read(d / "Cargo.toml"):
+            workspace_roots.append(rel)
+        suites.extend(_suites_in(d, repo, names, entries, in_workspace))
+    return suites
+
+
+def pick_suite(suites: list[Suite], name: str) -> Suite | None:
+    for suite in suites:
+        if name in (suite.name, suite.kind) or name.rstrip("/") == suite.name.split(":")[0]:
+            return suite
+    return None

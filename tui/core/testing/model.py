@@ -1,0 +1,121 @@
+"""The structures a test run turns into: what the CLI prints, the TUI lists and the model reads."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Suite:
+    """One way the repo runs its tests (a monorepo has several)."""
+
+    name: str  # "pytest", "web:jest", ... what --suite matches
+    kind: str  # pytest | jest | vitest | node | go | cargo | make | npm | custom
+    cwd: Path  # absolute directory the command runs in
+    argv: list[str]  # the base command, without selection or report flags
+    source: str = ""  # why we think so ("pyproject.toml [tool.pytest.ini_options]")
+    manager: str = ""  # npm | pnpm | yarn for package.json suites
+    shell: bool = False  # argv[0] is a shell command line (config override with operators)
+
+    def rel(self, repo: Path) -> str:
+        try:
+            rel = self.cwd.relative_to(repo).as_posix()
+        except ValueError:
+            return str(self.cwd)
+        return rel or "."
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["cwd"] = str(self.cwd)
+        return data
+
+
+@dataclass
+class Failure:
+    test_id: str
+    file: str = ""  # repo-relative when known
+    line: int | None = None
+    message: str = ""
+    kind: str = "failed"  # failed | error
+
+    def location(self) -> str:
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass
+class TestRun:
+    __test__ = False  # not a pytest class
+
+    suite: str
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+    duration: float = 0.0
+    exit_code: int | None = None
+    failures: list[Failure] = field(default_factory=list)
+    output_tail: str = ""
+    command: str = ""
+    killed: str = ""  # "" | timeout | idle | cancelled
+    parsed_from: str = ""  # junit | tap | go-json | jest-json | cargo | summary | none
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.failed and not self.errored and not self.killed
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errored + self.skipped
+
+    def failure_set(self) -> frozenset[tuple[str, str]]:
+        """What identifies "the same failures again" for the fix loop."""
+        return frozenset((f.test_id, f.message.strip()[:500]) for f in self.failures)
+
+    def summary(self) -> str:
+        parts = [f"{self.passed} passed", f"{self.failed} failed"]
+        if self.errored:
+            parts.append(f"{self.errored} errors")
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
+        text = f"{self.suite}: " + ", ".join(parts) + f" in {self.duration:.1f}s (exit {self.exit_code})"
+        if self.killed:
+            text += f" [killed: {self.killed}]"
+        return text
+
+    def to_model_text(self, max_chars: int = 4000) -> str:
+        """Failures first, then the summary, then as much output tail as fits."""
+        head = self.summary()
+        if self.parsed_from in ("summary", "none"):
+            head += " [counts read from the output summary]"
+        lines = [head]
+        for f in self.failures:
+            loc = f.location()
+            msg = f.message.strip()
+            if len(msg) > 600:
+                msg = msg[:600] + " ..."
+            lines.append(f"FAIL {f.test_id}" + (f" ({loc})" if loc else "") + (f"\n  {msg}" if msg else ""))
+        text = "\n".join(lines)
+        if len(text) > max_chars:
+            return text[: max(0, max_chars - 20)] + "\n... (truncated)"
+        room = max_chars - len(text) - 30
+        if room > 200 and self.output_tail and (not self.failures or self.parsed_from in ("summary", "none")):
+            tail = self.output_tail[-room:]
+            text += "\n--- output tail ---\n" + tail
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["ok"] = self.ok
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TestRun":
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values["failures"] = [Failure(**f) for f in values.get("failures", [])]
+        return cls(**values)

@@ -1,0 +1,189 @@
+"""Build the exact command for a suite (+ selection, + report flags), run it in the sandbox, parse the result."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from tui.core.errors import ToolError
+from tui.core.testing import parsers
+from tui.core.testing.model import Suite, TestRun
+
+if TYPE_CHECKING:
+    from tui.core.config import Config
+
+TMP_DIR = ".devagent-tmp"  # reports go inside the repo: /tmp is private to the sandbox, .git is read-only
+TAIL_CHARS = 4000
+
+
+class Runner(Protocol):
+    """What tui.core.sandbox.Sandbox offers (the one command runner)."""
+
+    async def run(self, command: str | list[str], *, timeout: float | None = None, idle_timeout: float | None = None,
+                  network: bool = False, on_output: Callable[[str], None] | None = None, cwd: Path | None = None,
+                  env: dict[str, str] | None = None) -> Any: ...
+
+
+@dataclass
+class Plan:
+    """A runnable command for one suite: what the proposal shows is exactly ``command``."""
+
+    suite: Suite
+    argv: list[str]
+    selection: str = ""
+    report: str = ""  # absolute path of the machine-readable report, if the runner writes one
+    env: dict[str, str] = field(default_factory=dict)
+    shell: bool = False
+
+    @property
+    def command(self) -> str:
+        return self.argv[0] if self.shell else shlex.join(self.argv)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"suite": self.suite.to_dict(), "argv": self.argv, "selection": self.selection,
+                "report": self.report, "env": self.env, "shell": self.shell}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Plan":
+        s = dict(data["suite"])
+        s["cwd"] = Path(s["cwd"])
+        return cls(Suite(**s), list(data["argv"]), data.get("selection", ""), data.get("report", ""),
+                   dict(data.get("env", {})), bool(data.get("shell", False)))
+
+
+def _is_path_like(selection: str, cwd: Path) -> bool:
+    head = selection.split("::", 1)[0]
+    return "::" in selection or "/" in head or (cwd / head).exists() or head.endswith(
+        (".py", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".go", ".rs"))
+
+
+def _report_path(repo: Path, suffix: str) -> str:
+    return str(repo / TMP_DIR / f"report-{uuid.uuid4().hex[:8]}{suffix}")
+
+
+def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Plan:
+    """The command to run ``suite`` restricted to ``selection`` (a file, a test id, or a name/-k expression)."""
+    repo = repo or suite.cwd
+    selection = selection.strip()
+    if selection.startswith("-"):
+        raise ToolError(f"selection {selection!r} looks like an option", "Give a file, a test id or a name pattern.")
+    argv = list(suite.argv)
+    if suite.shell:
+        command = argv[0] + (" " + shlex.quote(selection) if selection else "")
+        return Plan(suite, [command], selection, shell=True)
+    path_like = bool(selection) and _is_path_like(selection, suite.cwd)
+    if suite.kind == "pytest":
+        report = _report_path(repo, ".xml")
+        argv += ["-o", "junit_family=xunit1", f"--junitxml={report}"]
+        if selection:
+            argv += [selection] if path_like else ["-k", selection]
+        return Plan(suite, argv, selection, report)
+    if suite.kind == "node":
+        rest = [a for a in argv[1:] if a != "--test" and not a.startswith("--test-reporter")]
+        opts = [a for a in rest if a.startswith("-")]
+        files = [a for a in rest if not a.startswith("-")]
+        if selection:
+            files = [selection] if path_like else files
+            opts += [] if path_like else [f"--test-name-pattern={selection}"]
+        return Plan(suite, [argv[0], "--test", "--test-reporter=tap", *opts, *files], selection)
+    if suite.kind in ("jest", "vitest"):
+        report = _report_path(repo, ".json")
+        if suite.kind == "jest":
+            flags = ["--json", f"--outputFile={report}", "--testLocationInResults"]
+        else:
+            flags = ["--run", "--reporter=default", "--reporter=json", f"--outputFile.json={report}"]
+        if selection:
+            flags += [selection] if path_like else ["-t", selection]
+        sep = ["--"] if suite.manager == "npm" else []
+        return Plan(suite, argv + sep + flags, selection, report, {"CI": "1"})
+    if suite.kind == "go":
+        argv = argv[:2] + ["-json"] + argv[2:]
+        if selection:
+            if path_like:
+                argv[-1] = selection if selection.startswith(".") else "./" + selection
+            else:
+                argv += ["-run", selection]
+        return Plan(suite, argv, selection)
+    if suite.kind == "cargo":
+        return Plan(suite, argv + ([selection] if selection else []), selection)
+    if selection and suite.kind == "make":
+        raise ToolError("a Makefile test target cannot run a subset of tests",
+                        "Run the whole suite, or set tests.command in .devagent.toml.")
+    if selection and suite.kind == "npm":
+        argv += (["--"] if suite.manager == "npm" else []) + [selection]
+    elif selection:
+        argv += [selection]
+    return Plan(suite, argv, selection)
+
+
+def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
+    """Structured report first, then the runner's stdout format, then the summary line."""
+    base = plan.suite.cwd
+    report_text = ""
+    if plan.report:
+        try:
+            report_text = Path(plan.report).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            report_text = ""
+    kind = plan.suite.kind
+    parsed = parsers.Parsed()
+    if kind == "pytest" and report_text:
+        parsed = parsers.parse_junit(report_text, base, repo)
+    elif kind in ("jest", "vitest") and report_text:
+        parsed = parsers.parse_jest_json(report_text, base, repo, f"{kind}-json")
+    elif kind == "go":
+        parsed = parsers.parse_go_json(output, base, repo)
+    elif kind == "cargo":
+        parsed = parsers.parse_cargo(output, base, repo)
+    if not parsed.found and ("TAP version" in output or kind == "node"):
+        parsed = parsers.parse_tap(output, base, repo)
+    if not parsed.found:
+        parsed = parsers.parse_summary(output)
+    return parsed
+
+
+def cleanup(plan: Plan, repo: Path) -> None:
+    if plan.report:
+        Path(plan.report).unlink(missing_ok=True)
+    tmp = repo / TMP_DIR
+    try:
+        tmp.rmdir()
+    except OSError:
+        pass
+
+
+def make_runner(repo: Path, config: "Config") -> Runner:
+    from tui.core.sandbox import Sandbox  # the one runner; imported late (bwrap probe)
+
+    return Sandbox(repo, config)
+
+
+async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner | None = None,
+                   on_output: Callable[[str], None] | None = None, timeout: float | None = None,
+                   command: str | None = None) -> TestRun:
+    """Run an approved plan (``command``: the developer's edited form, run through the shell)."""
+    repo = Path(os.path.realpath(repo))
+    runner = runner or make_runner(repo, config)
+    if plan.report:
+        (repo / TMP_DIR).mkdir(exist_ok=True)
+    to_run: str | list[str] = command if command is not None else (plan.argv[0] if plan.shell else plan.argv)
+    env = dict(plan.env) or None
+    try:
+        result = await runner.run(to_run, timeout=timeout or config.limits.command_timeout * 5,
+                                  idle_timeout=config.limits.idle_timeout * 3, on_output=on_output,
+                                  cwd=plan.suite.cwd, env=env)
+        parsed = parse_output(plan, result.output, repo)
+    finally:
+        cleanup(plan, repo)
+    return TestRun(
+        suite=plan.suite.name, passed=parsed.passed, failed=parsed.failed, errored=parsed.errored,
+        skipped=parsed.skipped, duration=float(result.duration), exit_code=result.exit_code,
+        failures=parsed.failures, output_tail=result.output[-TAIL_CHARS:],
+        command=command if command is not None else plan.command, killed=result.killed or "",
+        parsed_from=parsed.source,
+    )
+
