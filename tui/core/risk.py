@@ -1,0 +1,568 @@
+"""Risk labels for shell commands, from a real shell parser (bashlex), for display and for policy rules.
+
+When the parser cannot read a command the label is "unparseable", the
+highest risk: we cannot say what it does, so nothing may auto-approve it.
+Labels describe intent; containment is the sandbox's job (core/sandbox.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.core import risk_tables as T
+
+
+@dataclass
+class ParsedCommand:
+    """One simple command after unwrapping (``sudo env X=1 rm -r a`` -> program ``rm``, wrappers sudo, env)."""
+
+    program: str  # basename of the command word; "" when computed at run time
+    args: list[str]  # words after the program, quotes removed
+    dynamic: list[bool]  # per arg: contains $var, $(...), `...`, ~ or <(...)
+    redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target word)
+    wrappers: list[str] = field(default_factory=list)
+    background: bool = False  # ended with & (or run under nohup/setsid)
+    stdin_from: str = ""  # program piping into this one ("" = none)
+    nested: bool = False  # inside $(...), `...` or <(...)
+    text: str = ""
+
+    def flags(self) -> set[str]:
+        """Flags, short bundles split (-rf -> -r -f), long flags without their =value."""
+        found: set[str] = set()
+        for arg in self._flag_words():
+            if arg.startswith("--"):
+                found.add(arg.split("=", 1)[0])
+            elif len(arg) > 2 and not arg[1:].isdigit():
+                found.update(f"-{ch}" for ch in arg[1:])
+            else:
+                found.add(arg)
+        return found
+
+    def _flag_words(self) -> list[str]:
+        out: list[str] = []
+        for arg in self.args:
+            if arg == "--":
+                break
+            if arg.startswith("-") and arg != "-":
+                out.append(arg)
+        return out
+
+    def positionals(self) -> list[tuple[str, bool]]:
+        """(word, dynamic) for non-flag arguments, in order."""
+        out: list[tuple[str, bool]] = []
+        after_dashdash = False
+        for arg, dyn in zip(self.args, self.dynamic):
+            if arg == "--" and not after_dashdash:
+                after_dashdash = True
+                continue
+            if after_dashdash or not arg.startswith("-") or arg == "-":
+                out.append((arg, dyn))
+        return out
+
+    @property
+    def subcommand(self) -> str:
+        pos = self.positionals()
+        return pos[0][0] if pos else ""
+
+
+@dataclass
+class Risk:
+    label: str
+    labels: list[str]
+    reasons: list[str]
+    commands: list[ParsedCommand]
+
+
+class _Unparseable(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse(command: str) -> list[ParsedCommand]:
+    """Every simple command in ``command`` (including nested substitutions). Raises ValueError if unparseable."""
+    import bashlex  # type: ignore[import-untyped]
+
+    if not command.strip():
+        return []
+    try:
+        trees = bashlex.parse(command)
+    except Exception as exc:  # bashlex raises ParsingError, NotImplementedError, IndexError...
+        raise ValueError(str(exc) or type(exc).__name__) from None
+    out: list[ParsedCommand] = []
+    for tree in trees:
+        _walk(tree, command, out, background=False, stdin_from="", nested=False)
+    return out
+
+
+def _walk(node: Any, src: str, out: list[ParsedCommand], *, background: bool, stdin_from: str, nested: bool) -> None:
+    kind = node.kind
+    if kind == "list":
+        parts = node.parts
+        for i, part in enumerate(parts):
+            if part.kind == "operator":
+                continue
+            bg = background or (i + 1 < len(parts) and parts[i + 1].kind == "operator" and parts[i + 1].op == "&")
+            _walk(part, src, out, background=bg, stdin_from=stdin_from, nested=nested)
+    elif kind == "pipeline":
+        prev = stdin_from
+        for part in node.parts:
+            if part.kind in ("pipe", "reservedword"):
+                continue
+            before = len(out)
+            _walk(part, src, out, background=background, stdin_from=prev, nested=nested)
+            prev = next((c.program or "?" for c in out[before:] if not c.nested), prev) or "?"
+    elif kind == "command":
+        _command(node, src, out, background=background, stdin_from=stdin_from, nested=nested)
+    elif kind == "function":
+        out.append(ParsedCommand("function", [node.parts[0].word], [False], text=src[node.pos[0]:node.pos[1]],
+                                 background=background, nested=nested))
+        for part in node.parts[1:]:
+            _walk(part, src, out, background=background, stdin_from=stdin_from, nested=nested)
+    elif kind == "compound":
+        for part in node.list:
+            _walk(part, src, out, background=background, stdin_from=stdin_from, nested=nested)
+    elif kind in ("if", "for", "while", "until"):
+        for part in node.parts:
+            _walk(part, src, out, background=background, stdin_from=stdin_from, nested=nested)
+    elif kind == "word":
+        _substitutions(node, src, out)
+    elif kind in ("reservedword", "operator", "pipe"):
+        return
+    else:
+        for part in getattr(node, "parts", []) or []:
+            _walk(part, src, out, background=background, stdin_from=stdin_from, nested=nested)
+
+
+def _substitutions(word: Any, src: str, out: list[ParsedCommand]) -> bool:
+    """Walk $(...), `...` and <(...) inside a word; True if the word is dynamic."""
+    dynamic = False
+    for part in getattr(word, "parts", []) or []:
+        if part.kind in ("commandsubstitution", "processsubstitution"):
+            dynamic = True
+            _walk(part.command, src, out, background=False, stdin_from="", nested=True)
+        elif part.kind in ("parameter", "tilde"):
+            dynamic = True
+        elif part.kind == "word":
+            dynamic = _substitutions(part, src, out) or dynamic
+    return dynamic
+
+
+def _command(node: Any, src: str, out: list[ParsedCommand], *, background: bool, stdin_from: str,
+             nested: bool) -> None:
+    words: list[str] = []
+    dyn: list[bool] = []
+    redirects: list[tuple[str, str]] = []
+    for part in node.parts:
+        if part.kind == "word":
+            dyn.append(_substitutions(part, src, out))
+            words.append(part.word)
+        elif part.kind == "assignment":
+            _substitutions(part, src, out)
+        elif part.kind == "redirect":
+            target = part.output
+            if hasattr(target, "word"):
+                _substitutions(target, src, out)
+                redirects.append((part.type, target.word))
+            else:
+                redirects.append((part.type, str(target)))
+    text = src[node.pos[0]:node.pos[1]]
+    if not words:
+        if redirects:
+            out.append(ParsedCommand(":", [], [], redirects, text=text, stdin_from=stdin_from, nested=nested))
+        return
+    cmd = ParsedCommand("", [], [], redirects, background=background, stdin_from=stdin_from, nested=nested,
+                        text=text)
+    _unwrap(cmd, words, dyn)
+    out.append(cmd)
+    if cmd.program == "find":
+        _find_exec(cmd, out)
+
+
+def _unwrap(cmd: ParsedCommand, words: list[str], dyn: list[bool]) -> None:
+    i = 0
+    while i < len(words):
+        name = os.path.basename(words[i]) if not dyn[i] else ""
+        if name not in T.WRAPPERS or i + 1 >= len(words):
+            break
+        cmd.wrappers.append(name)
+        if name in ("nohup", "setsid"):
+            cmd.background = True
+        i += 1
+        value_opts = T.WRAPPER_VALUE_OPTS.get(name, frozenset())
+        skip = T.WRAPPER_POSITIONAL_SKIP.get(name, 0)
+        while i < len(words):
+            word = words[i]
+            if word == "--":
+                i += 1
+                break
+            if word.startswith("-"):
+                i += 2 if word in value_opts else 1
+            elif name == "env" and "=" in word:
+                i += 1
+            elif skip:
+                skip -= 1
+                i += 1
+            else:
+                break
+    if i >= len(words):
+        i = len(words) - 1
+    cmd.program = "" if dyn[i] else os.path.basename(words[i])
+    cmd.args = words[i + 1:]
+    cmd.dynamic = dyn[i + 1:]
+
+
+def _find_exec(cmd: ParsedCommand, out: list[ParsedCommand]) -> None:
+    """``find ... -exec CMD ... ;`` runs CMD: label it as a command of its own."""
+    args = cmd.args
+    for i, arg in enumerate(args):
+        if arg in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(args):
+            end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+")), len(args))
+            inner = ParsedCommand("", [], [], nested=True, text=" ".join(args[i + 1:end]))
+            _unwrap(inner, args[i + 1:end], list(cmd.dynamic[i + 1:end]))
+            out.append(inner)
+
+
+# ---------------------------------------------------------------- labelling
+
+
+def where(word: str, dynamic: bool, repo: Path, cwd: Path | None = None) -> str:
+    """'repo' | 'git' | 'outside' | 'device' | 'null' for a path argument (dynamic words count as outside)."""
+    if word in ("/dev/null", "/dev/stdout", "/dev/stderr") or word.startswith("/dev/fd/"):
+        return "null"
+    if dynamic or word.startswith("~"):
+        return "outside"
+    if word.startswith("/dev/"):
+        return "device"
+    base = cwd or repo
+    full = os.path.normpath(os.path.join(base, word))
+    real_repo = os.path.realpath(repo)
+    for candidate in (full, os.path.realpath(full)):
+        if os.path.commonpath([candidate, real_repo]) != real_repo and \
+                os.path.commonpath([candidate, os.path.abspath(repo)]) != os.path.abspath(repo):
+            return "outside"
+    rel = os.path.relpath(os.path.realpath(full), real_repo)
+    if any(part.lower() == ".git" for part in Path(rel).parts):
+        return "git"
+    return "repo"
+
+
+class _Labeller:
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.labels: set[str] = set()
+        self.reasons: list[str] = []
+
+    def add(self, label: str, reason: str) -> None:
+        self.labels.add(label)
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+    def target(self, word: str, dynamic: bool, what: str) -> None:
+        place = where(word, dynamic, self.repo)
+        if place == "repo":
+            self.add("writes-repo", f"{what} {word}")
+        elif place == "device":
+            self.add("privilege", f"{what} device {word}")
+            self.add("destructive", f"{what} device {word}")
+        elif place == "outside":
+            self.add("writes-outside", f"{what} {word} (outside the repo)")
+        elif place == "git":
+            self.add("writes-outside", f"{what} {word} (inside .git, which commands may not change)")
+
+    def command(self, cmd: ParsedCommand) -> None:
+        before = set(self.labels)
+        for op, target in cmd.redirects:
+            if "/dev/tcp/" in target or "/dev/udp/" in target:
+                self.add("network", f"opens a network connection through {target}")
+            elif op in (">", ">>", ">|", "&>", "&>>") or (op == ">&" and not target.isdigit() and target != "-"):
+                self.target(target, "$" in target or target.startswith("~"), "writes")
+        for wrapper in cmd.wrappers:
+            if wrapper in T.PRIVILEGE:
+                self.add("privilege", f"runs as another user ({wrapper})")
+            if wrapper in ("nohup", "setsid"):
+                self.add("background", f"detaches a process ({wrapper})")
+        if cmd.background:
+            self.add("background", f"runs in the background: {cmd.text.strip()[:60]}")
+        if not cmd.program:
+            self.add("shell-exec", "the program name is computed at run time")
+            return
+        if cmd.program == "function":
+            return
+        read_only = _program_labels(self, cmd)
+        if self.labels == before and not read_only:
+            self.add("writes-repo", f"{cmd.program} may change files in the repo")
+
+
+def _program_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
+    """Add labels for one command; True when it is a known read-only program (so no labels is right)."""
+    prog, flags, pos = cmd.program, cmd.flags(), cmd.positionals()
+    sub = cmd.subcommand
+    if prog in T.PRIVILEGE or prog.startswith("mkfs"):
+        lab.add("privilege", f"{prog} needs or changes system privileges")
+    if prog in T.BACKGROUND:
+        lab.add("background", f"{prog} starts a detached or scheduled process")
+    _network_labels(lab, cmd, prog, sub)
+    _exec_labels(lab, cmd, prog, flags, pos)
+    if prog == "git":
+        return _git_labels(lab, cmd)
+    if prog in T.PERMISSION_PROGRAMS:
+        targets = pos[1:] if prog != "chattr" else pos
+        mode = pos[0][0] if pos else ""
+        if any(where(w, d, lab.repo) != "repo" for w, d in targets) or "s" in mode or mode[:1] in ("4", "2", "6"):
+            lab.add("privilege", f"{prog} on {' '.join(w for w, _ in targets) or '?'}")
+        else:
+            lab.add("writes-repo", f"{prog} changes permissions in the repo")
+    if prog in T.WRITES_ARGS:
+        verb = "deletes" if prog in ("rm", "rmdir", "unlink", "shred", "srm", "wipe") else "writes"
+        for word, dyn in pos:
+            lab.target(word, dyn, verb)
+        if prog in ("rm", "srm") and flags & {"-r", "-R", "--recursive"}:
+            lab.add("destructive", f"rm -r deletes whole directories: {' '.join(w for w, _ in pos)}")
+        if prog in ("shred", "srm", "wipe"):
+            lab.add("destructive", f"{prog} destroys file contents")
+    if prog in T.WRITES_LAST_ARG and pos:
+        lab.target(*pos[-1], "writes")
+        if prog == "rsync" and "--delete" in flags:
+            lab.add("destructive", "rsync --delete removes files at the destination")
+    if prog == "dd":
+        for arg in cmd.args:
+            if arg.startswith("of="):
+                lab.target(arg[3:], "$" in arg, "writes")
+    if prog == "find" and "-delete" in cmd.args:
+        lab.add("destructive", "find -delete removes every match")
+    if prog in ("find",) and {"-fprint", "-fprintf", "-fls"} & set(cmd.args):
+        lab.add("writes-repo", "find writes a file")
+    if prog in ("sed", "perl") and (any(f.startswith("-i") for f in cmd._flag_words()) or "--in-place" in flags):
+        for word, dyn in pos[1:] if prog == "sed" else pos:
+            lab.target(word, dyn, "edits")
+    if prog == "sort" and flags & {"-o", "--output"}:
+        lab.add("writes-repo", "sort -o writes a file")
+    if prog in ("curl", "wget") and (flags & {"-o", "-O", "--output", "--remote-name"} or prog == "wget"):
+        lab.add("writes-repo", f"{prog} saves a download")
+    if prog in ("truncate", "mkfs", "wipefs", "fdisk", "parted"):
+        lab.add("destructive", f"{prog} can destroy data")
+    if prog in ("kill", "pkill", "killall") and any(w in ("-1", "1") for w, _ in pos):
+        lab.add("destructive", "kills every process it can")
+    return prog in T.READ_ONLY
+
+
+def _network_labels(lab: _Labeller, cmd: ParsedCommand, prog: str, sub: str) -> None:
+    if prog in T.NETWORK:
+        lab.add("network", f"{prog} uses the network")
+    elif prog in T.NETWORK_SUBCOMMANDS:
+        subs = T.NETWORK_SUBCOMMANDS[prog]
+        if subs is None or sub in subs:
+            lab.add("network", f"{prog} {sub}".strip() + " uses the network")
+    if prog == "rsync" and any(":" in w for w, _ in cmd.positionals()):
+        lab.add("network", "rsync to or from another host")
+    if prog in T.INTERPRETERS and " ".join(cmd.args[:2]) in ("-m pip", "-m ensurepip"):
+        if "install" in cmd.args or "download" in cmd.args:
+            lab.add("network", "pip install uses the network")
+
+
+def _exec_labels(lab: _Labeller, cmd: ParsedCommand, prog: str, flags: set[str], pos: list[tuple[str, bool]]) -> None:
+    interp = prog in T.SHELLS or prog in T.INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", prog)
+    if interp:
+        inline = flags & T.INLINE_CODE_FLAGS if prog not in T.SHELLS else flags & {"-c"}
+        if inline:
+            code = " ".join(cmd.args)
+            lab.add("shell-exec", f"{prog} runs inline code")
+            if any(h in code for h in T.NETWORK_CODE_HINTS):
+                lab.add("network", f"{prog} code opens network connections")
+            if re.search(r"rmtree|unlink|remove\(|rm -r|rmdir|os\.system|subprocess", code):
+                lab.add("destructive", f"{prog} code deletes files or runs commands")
+        elif pos and pos[0][1]:
+            lab.add("shell-exec", f"{prog} runs a script computed at run time ({pos[0][0]})")
+        elif not pos and cmd.stdin_from:
+            lab.add("shell-exec", f"pipes {cmd.stdin_from} into {prog}")
+    if prog in T.EVALUATORS:
+        lab.add("shell-exec", f"{prog} runs text as commands")
+    if prog in ("awk", "gawk", "mawk") and any(re.search(r"system\s*\(|\|\s*\"|print[^;]*>", w) for w, _ in pos[:1]):
+        lab.add("shell-exec", f"{prog} program runs commands or writes files")
+    if prog == "sed" and pos and re.search(r"(^|[;}\s])(e|w|W)(\s|$)|/e$|/w\s", pos[0][0]):
+        lab.add("shell-exec", "sed script runs commands or writes files")
+    if prog in ("find",) and {"-exec", "-execdir", "-ok", "-okdir"} & set(cmd.args):
+        lab.add("shell-exec", "find -exec runs a command on every match")
+
+
+_GIT_FORCE_PUSH = {"-f", "--force", "--force-with-lease", "--mirror", "--delete", "-d", "--prune"}
+
+
+def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
+    flags = cmd.flags()
+    pos = [w for w, _ in cmd.positionals()]
+    sub = pos[0] if pos else ""
+    rest = pos[1:]
+    if sub in T.GIT_READ_ONLY or sub == "":
+        return True
+    if sub in ("branch", "tag", "remote", "stash", "worktree", "config", "reflog", "notes", "submodule"):
+        listing = {"branch": not rest and not flags & {"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move",
+                                                        "--set-upstream-to", "-u", "--unset-upstream", "--copy"},
+                   "tag": not rest or bool(flags & {"-l", "--list"}),
+                   "remote": not rest or rest[0] in ("-v", "show", "get-url"),
+                   "stash": rest[:1] in (["list"], ["show"]),
+                   "worktree": rest[:1] == ["list"],
+                   "config": bool(flags & {"--get", "--get-all", "--list", "-l", "--get-regexp", "--show-origin"}),
+                   "reflog": rest[:1] in ([], ["show"]),
+                   "notes": rest[:1] in ([], ["list", ], ["show"]),
+                   "submodule": rest[:1] in ([], ["status"], ["summary"])}
+        if listing.get(sub):
+            return True
+    destructive = ""
+    if sub == "reset" and flags & {"--hard", "--merge", "--keep"}:
+        destructive = "git reset --hard discards uncommitted changes"
+    elif sub == "clean" and not flags & {"-n", "--dry-run"}:
+        destructive = "git clean deletes untracked files"
+    elif sub == "checkout" and ("--" in cmd.args or "." in rest or flags & {"-f", "--force"}):
+        destructive = "git checkout -- discards uncommitted changes"
+    elif sub == "restore" and (not flags & {"--staged", "-S"} or flags & {"-W", "--worktree"}):
+        destructive = "git restore discards uncommitted changes"
+    elif sub == "switch" and flags & {"-f", "--force", "--discard-changes"}:
+        destructive = "git switch --discard-changes discards uncommitted changes"
+    elif sub == "push" and (flags & _GIT_FORCE_PUSH or any(r.startswith("+") or r.startswith(":") for r in rest[1:])):
+        destructive = "git push --force/--delete rewrites or deletes remote history"
+    elif sub == "branch" and ("-D" in flags or (flags & {"-d", "--delete"} and flags & {"-f", "--force"})):
+        destructive = "git branch -D deletes a branch even if unmerged"
+    elif sub == "stash" and rest[:1] in (["drop"], ["clear"]):
+        destructive = f"git stash {rest[0]} deletes stashed work"
+    elif sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
+        destructive = "git reflog expire removes recovery points"
+    elif sub in ("filter-branch", "filter-repo", "replace"):
+        destructive = f"git {sub} rewrites history"
+    elif sub == "gc" and any(a.startswith("--prune") for a in cmd.args):
+        destructive = "git gc --prune drops unreachable commits"
+    elif sub == "update-ref" and "-d" in flags:
+        destructive = "git update-ref -d deletes a ref"
+    elif sub == "rm" and flags & {"-f", "--force"}:
+        destructive = "git rm -f deletes files with uncommitted changes"
+    if destructive:
+        lab.add("destructive", destructive)
+    if sub not in ("push", "ls-remote", "send-email", "request-pull"):
+        lab.add("writes-repo", f"git {sub} changes the repository")
+    return False
+
+
+def _sorted(labels: set[str]) -> list[str]:
+    return [label for label in T.SEVERITY if label in labels]
+
+
+def assess(command: str, repo: Path) -> Risk:
+    """Labels for every part of ``command``; ``label`` is the most severe one."""
+    try:
+        commands = parse(command)
+    except ValueError as exc:
+        return Risk("unparseable", ["unparseable"],
+                    [f"the shell parser could not read this command ({exc}); assume it can do anything"], [])
+    lab = _Labeller(repo)
+    for cmd in commands:
+        lab.command(cmd)
+        if cmd.program == "function":
+            body = cmd.text
+            name = cmd.args[0] if cmd.args else ""
+            if name and re.search(re.escape(name) + r"\s*\|\s*" + re.escape(name), body):
+                lab.add("destructive", "defines a fork bomb")
+                lab.add("background", "function starts copies of itself")
+    if not lab.labels:
+        lab.add("read-only", "only reads")
+    labels = _sorted(lab.labels)
+    if len(labels) > 1 and "read-only" in labels:
+        labels.remove("read-only")
+    return Risk(labels[0], labels, lab.reasons, commands)
+
+
+# ---------------------------------------------------------------- literal warnings and loss previews
+
+_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e",
+         "\u200f", "\u061c"}
+_INVISIBLE = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
+
+
+def literal_warnings(text: str) -> list[str]:
+    """Characters that make what you see differ from what runs: control chars, bidi overrides, invisibles."""
+    warnings: list[str] = []
+    counts: dict[str, list[int]] = {}
+    for i, ch in enumerate(text):
+        code = ord(ch)
+        if ch in "\n\t":
+            continue
+        if ch in _BIDI:
+            kind = f"bidirectional override U+{code:04X} ({unicodedata.name(ch, '?')})"
+        elif ch in _INVISIBLE:
+            kind = f"invisible character U+{code:04X} ({unicodedata.name(ch, '?')})"
+        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
+            kind = f"control character U+{code:04X}" + (" (carriage return: can hide text)" if ch == "\r" else
+                                                       " (escape: terminal control sequence)" if ch == "\x1b" else "")
+        else:
+            continue
+        counts.setdefault(kind, []).append(i)
+    for kind, positions in counts.items():
+        where_ = ", ".join(str(p) for p in positions[:5]) + (" ..." if len(positions) > 5 else "")
+        warnings.append(f"{kind} at position {where_}")
+    return warnings
+
+
+def _git(repo: Path, *args: str) -> list[str]:
+    try:
+        out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10,
+                             stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
+def _paths_after(cmd: ParsedCommand, skip: int) -> list[str]:
+    return [w for w, _ in cmd.positionals()[skip:]]
+
+
+def loss_preview(command: str, repo: Path, limit: int = 20) -> list[str]:
+    """What destructive git commands in ``command`` would throw away, listed before approval."""
+    try:
+        commands = parse(command)
+    except ValueError:
+        return []
+    lines: list[str] = []
+    for cmd in commands:
+        if cmd.program != "git" or not cmd.positionals():
+            continue
+        flags, sub = cmd.flags(), cmd.subcommand
+        found: list[str] = []
+        title = ""
+        if sub == "clean" and not flags & {"-n", "--dry-run"}:
+            keep = [a for a in cmd.args[1:] if a.startswith("-") and a not in ("-f", "--force", "-i", "--interactive")]
+            keep = [a.replace("f", "") if not a.startswith("--") else a for a in keep]
+            keep = [a for a in keep if a not in ("-", "")]
+            found = _git(repo, "clean", "-n", *keep, "--", *_paths_after(cmd, 1))
+            title = "git clean would delete these untracked files"
+        elif sub == "reset" and flags & {"--hard", "--merge", "--keep"}:
+            found = _git(repo, "status", "--porcelain=v1", "--untracked-files=no")
+            title = "git reset --hard would discard uncommitted changes in"
+        elif (sub == "checkout" and ("--" in cmd.args or "." in _paths_after(cmd, 1) or flags & {"-f", "--force"})) \
+                or (sub == "restore" and not flags & {"--staged", "-S"}) \
+                or (sub == "switch" and flags & {"-f", "--force", "--discard-changes"}):
+            paths = [p for p in _paths_after(cmd, 1)] if "--" in cmd.args or sub == "restore" or "." in cmd.args else []
+            found = _git(repo, "diff", "--name-status", "--", *paths)
+            title = f"git {sub} would discard uncommitted changes in"
+        elif sub == "stash" and _paths_after(cmd, 1)[:1] in (["drop"], ["clear"]):
+            found = _git(repo, "stash", "list")
+            found = found[:1] if _paths_after(cmd, 1)[0] == "drop" else found
+            title = "git stash would delete"
+        elif sub == "branch" and "-D" in flags:
+            for branch in _paths_after(cmd, 1):
+                found += [f"{branch}: {c}" for c in _git(repo, "log", "--oneline", f"HEAD..{branch}", "--")]
+            title = "git branch -D would drop commits not on the current branch"
+        if found:
+            lines.append(f"{title}:")
+            lines += [f"  {line}" for line in found[:limit]]
+            if len(found) > limit:
+                lines.append(f"  ... and {len(found) - limit} more")
+        elif title:
+            lines.append(f"{title}: nothing (no matching changes right now)")
+    return lines
