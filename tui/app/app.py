@@ -104,6 +104,7 @@ class DevagentApp(App[int]):
         self.diff_for: str = ""  # proposal id shown in the diff view; "" = working tree
         self.worktree_diff: str = ""
         self.server_state = "connecting"
+        self.retry_seconds = RETRY_SECONDS
         self.theme_names: list[str] = []
         self.theme_problems: list[str] = []
         self._error_banner = ""
@@ -251,20 +252,20 @@ class DevagentApp(App[int]):
             self._submit(prompt)
 
     async def _connect_loop(self) -> None:
-        """Connect, and keep retrying in the background while the server is down."""
+        """Connect, and keep retrying in the background while the server is down.
+
+        The session emits ServerStatus for each attempt; between attempts the bar says reconnecting."""
         from tui.core.errors import ModelError
         from tui.core.events import ServerStatus
 
         while self.session is not None:
             try:
-                info = await self.session.connect()
+                await self.session.connect()
+                return
             except ModelError as err:
-                self.emit(ServerStatus("down", getattr(err, "host", ""), detail=str(err)))
-                await asyncio.sleep(RETRY_SECONDS)
-                continue
-            name = getattr(info, "name", "") or getattr(self.session, "model_name", "")
-            self.emit(ServerStatus("connected", "", model=name))
-            return
+                host = getattr(getattr(self.session, "backend", None), "host", "")
+                await asyncio.sleep(self.retry_seconds)
+                self.emit(ServerStatus("reconnecting", host, detail=err.message))
 
     def action_reconnect(self) -> None:
         if self.session is not None:
@@ -346,7 +347,7 @@ class DevagentApp(App[int]):
     def _on_proposal(self, event: Any) -> None:
         proposal = event.proposal
         agent = self.query_one(AgentPane)
-        line = agent.tool_call(proposal.call_id) if proposal.call_id else None
+        line = agent.tool_call(proposal.call_id or f"user-{proposal.id}")
         if line is None:
             line = agent.add_tool_call(proposal.call_id or proposal.id, proposal.tool or proposal.kind,
                                        {"command": proposal.command or proposal.summary})
@@ -401,7 +402,7 @@ class DevagentApp(App[int]):
             where = f" at {event.host}" if event.host else ""
             detail = one_line(event.detail, 300) if event.detail else ""
             self._set_banner(server=(
-                f"Model server {event.state}{where}. {detail} Retrying every {RETRY_SECONDS:.0f}s (ctrl+r now). "
+                f"Model server {event.state}{where}. {detail} Retrying every {self.retry_seconds:.0f}s (ctrl+r now). "
                 "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` keep working."))
 
     def _on_context(self, event: Any) -> None:
@@ -550,12 +551,12 @@ class DevagentApp(App[int]):
             self._show_diff(proposal.diff, f"{proposal.kind}: {proposal.summary}", "proposal")
         elif self.diff_for or proposal is None:
             self.diff_for = ""
-            self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+            self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
 
     def action_show_worktree_diff(self) -> None:
         self.diff_for = ""
         self.refresh_repo()
-        self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+        self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
 
     def refresh_repo(self) -> None:
         if self.git_refresh:
@@ -571,7 +572,7 @@ class DevagentApp(App[int]):
         if message.diff is not None and message.diff != self.worktree_diff:
             self.worktree_diff = message.diff
             if not self.diff_for:
-                self._show_diff(self.worktree_diff, "Working tree (git diff)", "worktree")
+                self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
 
     # cancel, kill, quit ----------------------------------------------------
     def action_cancel(self) -> None:
