@@ -165,7 +165,8 @@ class Repo:
         return to_text(proc.stdout).strip() or None
 
     def status(self) -> RepoStatus:
-        raw = to_text(self.git("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all"))
+        raw = to_text(self.git("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all",
+                               env={"GIT_OPTIONAL_LOCKS": "0"}))  # never rewrite the developer's index
         st = RepoStatus(branch=None, head=None, busy=self.busy_reason())
         items = raw.split("\0")
         i = 0
