@@ -3,5 +3,5 @@
 from tui.core.testing import (Failure, FixLoop, FixLoopResult, Plan, Suite, TestRun, detect_suites, fix_loop,
                               parse_output, pick_suite, plan_run, run_plan)
 
-__all__ = ["Failure", "FixLoop", "FixLoopResult", "Plan", "Suite", "TestRun", "detect_suites", "fix_loop",
+__all__ = ["Failure", "FixLoop", "FixLoopResult", "Plan", "Suite", "TestRun", "choose_suite", "detect_suites", "fix_loop",
            "parse_output", "pick_suite", "plan_run", "run_plan"]

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.core.errors import ToolError
 from tui.core.testing.model import Suite
 
 if TYPE_CHECKING:
@@ -194,3 +195,19 @@ def pick_suite(suites: list[Suite], name: str) -> Suite | None:
         if name in (suite.name, suite.kind) or name.rstrip("/") == suite.name.split(":")[0]:
             return suite
     return None
+
+
+def choose_suite(suites: list[Suite], name: str) -> Suite:
+    """The named suite, or the only one; several without a name is an error listing them."""
+    if not suites:
+        raise ToolError("no test suite found in this repository",
+                        "Set tests.command in .devagent.toml, e.g. command = \"pytest -q\".")
+    if name:
+        suite = pick_suite(suites, name)
+        if suite is None:
+            raise ToolError(f"no test suite named {name!r}", "Suites: " + ", ".join(s.name for s in suites))
+        return suite
+    if len(suites) > 1:
+        raise ToolError("this repository has several test suites: " + ", ".join(s.name for s in suites),
+                        "Pass suite=NAME.")
+    return suites[0]

@@ -65,6 +65,11 @@ def _report_path(repo: Path, suffix: str) -> str:
     return str(repo / TMP_DIR / f"report-{uuid.uuid4().hex[:8]}{suffix}")
 
 
+def _shown(report: str, cwd: Path) -> str:
+    """The report path as the command shows it: relative to where the command runs."""
+    return os.path.relpath(report, cwd)
+
+
 def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Plan:
     """The command to run ``suite`` restricted to ``selection`` (a file, a test id, or a name/-k expression)."""
     repo = repo or suite.cwd
@@ -78,7 +83,7 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
     path_like = bool(selection) and _is_path_like(selection, suite.cwd)
     if suite.kind == "pytest":
         report = _report_path(repo, ".xml")
-        argv += ["-o", "junit_family=xunit1", f"--junitxml={report}"]
+        argv += ["-o", "junit_family=xunit1", f"--junitxml={_shown(report, suite.cwd)}"]
         if selection:
             argv += [selection] if path_like else ["-k", selection]
         return Plan(suite, argv, selection, report)
@@ -93,9 +98,9 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
     if suite.kind in ("jest", "vitest"):
         report = _report_path(repo, ".json")
         if suite.kind == "jest":
-            flags = ["--json", f"--outputFile={report}", "--testLocationInResults"]
+            flags = ["--json", f"--outputFile={_shown(report, suite.cwd)}", "--testLocationInResults"]
         else:
-            flags = ["--run", "--reporter=default", "--reporter=json", f"--outputFile.json={report}"]
+            flags = ["--run", "--reporter=default", "--reporter=json", f"--outputFile.json={_shown(report, suite.cwd)}"]
         if selection:
             flags += [selection] if path_like else ["-t", selection]
         sep = ["--"] if suite.manager == "npm" else []

@@ -1,0 +1,71 @@
+"""`devagent test [SELECTION]`: run the repo's tests in the sandbox, print live output, the summary and failures."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+HELP = "run the repo's test suite (sandboxed) and summarise failures; exits with the suite's own exit code"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("selection", nargs="?", default="",
+                        help="a test file, a test id (tests/test_x.py::test_y) or a name / -k expression")
+    parser.add_argument("--suite", metavar="NAME", help="which suite to run when the repo has several (see --list)")
+    parser.add_argument("--all", action="store_true", help="run every detected suite")
+    parser.add_argument("--list", action="store_true", help="list the detected suites and exit")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON object (no live output)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock limit per suite")
+
+
+def _print_run(run: object) -> None:
+    from tui.core.testing import TestRun
+
+    assert isinstance(run, TestRun)
+    print()
+    for failure in run.failures:
+        where = failure.location()
+        print(f"FAIL {failure.test_id}" + (f"  ({where})" if where else ""))
+        for line in failure.message.strip().splitlines()[:8]:
+            print(f"     {line}")
+    print(run.summary())
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from tui.commands.common import find_repo
+    from tui.core.config import load_config
+    from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
+
+    repo = find_repo()
+    config = load_config(repo)
+    suites = detect_suites(repo, config)
+    if args.list or (len(suites) > 1 and not args.suite and not args.all):
+        for suite in suites:
+            print(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})")
+        if args.list:
+            return 0
+        print("devagent: several test suites; pick one with --suite NAME or run them all with --all", file=sys.stderr)
+        return 2
+    chosen = suites if args.all and suites else [choose_suite(suites, args.suite or "")]
+    runs = []
+    exit_code = 0
+    for suite in chosen:
+        plan = plan_run(suite, args.selection, repo)
+        if not args.json:
+            print(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else ""), flush=True)
+        live = None if args.json else (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+        run = await run_plan(plan, repo, config, on_output=live, timeout=args.timeout)
+        runs.append(run)
+        if not args.json:
+            _print_run(run)
+        if run.exit_code != 0 and exit_code == 0:
+            exit_code = run.exit_code if run.exit_code is not None else 124
+    if args.json:
+        print(json.dumps({"runs": [r.to_dict() for r in runs], "exit_code": exit_code}))
+    return exit_code
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_main(args))
