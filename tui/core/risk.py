@@ -450,6 +450,13 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     return False
 
 
+def command_labels(cmd: ParsedCommand, repo: Path) -> list[str]:
+    """Labels of one simple command (policy rules are matched per command)."""
+    lab = _Labeller(repo)
+    lab.command(cmd)
+    return _sorted(lab.labels) or ["read-only"]
+
+
 def _sorted(labels: set[str]) -> list[str]:
     return [label for label in T.SEVERITY if label in labels]
 
