@@ -1,0 +1,189 @@
+"""Shared benchmark helpers: timing with warm-up and repeats, summaries, result rows, the machine, the table.
+
+Every scenario script (bench_repo.py, bench_engine.py, bench_sandbox.py, ...) can build its results with
+:func:`scenario` and write them with :func:`write_json`; ``scripts/bench.py`` merges them. A result row:
+
+    {"name": "repo_status", "title": "...", "unit": "s",
+     "devagent": {"median", "min", "max", "repeats", "samples"}, "baseline": {... same, "name": "git status"},
+     "ratio": devagent median / baseline median, "overhead": devagent - baseline,
+     "target": "ratio <= 1.3", "target_met": bool | None, "notes": str, "skipped": None | "reason"}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def summarize(samples: list[float], **extra: Any) -> dict[str, Any]:
+    """Median, min, max and count of a list of timings (seconds unless the scenario says otherwise)."""
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "repeats": len(samples), "samples": [round(s, 6) for s in samples], **extra}
+
+
+def measure(fn: Callable[[], Any], repeats: int, warmup: int = 1) -> list[float]:
+    """Wall-clock seconds of ``fn()``, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+async def measure_async(fn: Callable[[], Awaitable[Any]], repeats: int, warmup: int = 1) -> list[float]:
+    for _ in range(warmup):
+        await fn()
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        await fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def measure_pair(devagent: Callable[[], Any], baseline: Callable[[], Any], repeats: int,
+                 warmup: int = 1) -> tuple[list[float], list[float]]:
+    """Interleave the two so background load on a busy box hits both alike."""
+    for _ in range(warmup):
+        devagent()
+        baseline()
+    dev, base = [], []
+    for _ in range(repeats):
+        for fn, into in ((devagent, dev), (baseline, base)):
+            start = time.perf_counter()
+            fn()
+            into.append(time.perf_counter() - start)
+    return dev, base
+
+
+def scenario(name: str, title: str, dev: list[float] | None, base: list[float] | None, *, baseline_name: str = "",
+             unit: str = "s", target: str = "", target_ok: Callable[[dict[str, Any]], bool] | None = None,
+             notes: str = "", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One result row; ``target_ok`` receives the row (with ratio and overhead) and says whether the target holds."""
+    row: dict[str, Any] = {"name": name, "title": title, "unit": unit, "target": target, "notes": notes,
+                           "skipped": None, "extra": extra or {}}
+    row["devagent"] = summarize(dev) if dev else None
+    row["baseline"] = summarize(base, name=baseline_name) if base else None
+    if dev and base:
+        d, b = row["devagent"]["median"], row["baseline"]["median"]
+        row["ratio"] = d / b if b else None
+        row["overhead"] = d - b
+    else:
+        row["ratio"] = row["overhead"] = None
+    row["target_met"] = target_ok(row) if target_ok and dev else None
+    return row
+
+
+def skipped(name: str, title: str, reason: str) -> dict[str, Any]:
+    return {"name": name, "title": title, "skipped": reason, "devagent": None, "baseline": None, "ratio": None,
+            "overhead": None, "target": "", "target_met": None, "notes": "", "extra": {}, "unit": "s"}
+
+
+def run_guarded(name: str, title: str, fn: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Run a scenario function; any exception becomes a "skipped: reason" row instead of ending the suite."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - a broken scenario must not take the suite down
+        return [skipped(name, title, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")]
+
+
+def run_async(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
+    return asyncio.run(coro_fn())
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import version
+
+        textual = version("textual")
+    except Exception:  # noqa: BLE001
+        textual = "not installed"
+    git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    return {"cpu": cpu, "cores": os.cpu_count(), "ram_gib": round(ram / 2**30, 1),
+            "python": platform.python_version(), "textual": textual, "git": git,
+            "os": f"{platform.system()} {platform.release()}", "load_avg": os.getloadavg()}
+
+
+def write_json(path: Path, results: list[dict[str, Any]], **meta: Any) -> None:
+    path.write_text(json.dumps({"machine": machine(), "scenarios": results, **meta}, indent=2, default=str))
+
+
+def fmt(value: float | None, unit: str = "s") -> str:
+    if value is None:
+        return "-"
+    if unit == "s":
+        if abs(value) < 1:
+            return f"{value * 1000:.1f} ms"
+        return f"{value:.2f} s"
+    if unit == "MiB":
+        return f"{value:.1f} MiB"
+    return f"{value:.3g} {unit}".strip()
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """The human table: one line per scenario (or its skip reason)."""
+    head = f"{'scenario':34} {'devagent':>11} {'baseline':>11} {'ratio':>6} {'devagent min-max':>21} {'n':>3}  target"
+    lines = [head, "-" * len(head)]
+    for row in results:
+        label = row["title"][:34]
+        if row.get("skipped"):
+            lines.append(f"{label:34} skipped: {row['skipped']}")
+            continue
+        unit = row.get("unit", "s")
+        dev, base = row.get("devagent"), row.get("baseline")
+        ratio = f"{row['ratio']:.2f}" if row.get("ratio") is not None else "-"
+        span = f"{fmt(dev['min'], unit)}-{fmt(dev['max'], unit)}" if dev else "-"
+        mark = {True: "ok", False: "MISSED", None: ""}[row.get("target_met")]
+        target = f"{row.get('target', '')} {mark}".strip()
+        lines.append(f"{label:34} {fmt(dev['median'] if dev else None, unit):>11} "
+                     f"{fmt(base['median'] if base else None, unit):>11} {ratio:>6} {span:>21} "
+                     f"{dev['repeats'] if dev else '-':>3}  {target}")
+        if base and base.get("name"):
+            lines.append(f"{'':34}   baseline: {base['name']}")
+        if row.get("notes"):
+            lines.append(f"{'':34}   {row['notes']}")
+    return "\n".join(lines)
+
+
+def rss_mib(pid: int | None = None) -> float:
+    """Resident set size of a process (this one by default), from /proc."""
+    status = Path(f"/proc/{pid or os.getpid()}/status").read_text()
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
