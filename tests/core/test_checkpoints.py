@@ -151,3 +151,25 @@ def test_prune_keeps_newest_and_current_session(repo: Path) -> None:
     assert left == {cur[0].sha, cur[1].sha, old[3].sha}
     assert cps.prune(repo, keep=0, session_id="current") == 1
     assert {c.sha for c in cps.list_checkpoints(repo)} == {c.sha for c in cur}
+
+
+def test_cli_undo_and_checkpoints(repo: Path) -> None:
+    from tests.core.test_commit import devagent
+
+    out = devagent(repo, "undo", "--yes")
+    assert out.returncode == 3 and "no checkpoints" in out.stderr
+    cps.create(repo, "before edit", "s1")
+    (repo / "app.py").write_text("broken\n")
+    listed = devagent(repo, "checkpoints")
+    assert "s1/1" in listed.stdout and "before edit" in listed.stdout and "Ignored files" in listed.stdout
+    refused = devagent(repo, "undo", stdin="")
+    assert refused.returncode == 3 and "--yes" in refused.stderr
+    assert (repo / "app.py").read_text() == "broken\n"
+    out = devagent(repo, "undo", "--yes")
+    assert out.returncode == 0, out.stderr
+    assert "-broken" in out.stdout and "s1/2" in out.stdout
+    assert (repo / "app.py").read_text().startswith("def add")
+    again = devagent(repo, "undo", "--yes", "s1/2")  # undo of the undo
+    assert again.returncode == 0 and (repo / "app.py").read_text() == "broken\n"
+    data = __import__("json").loads(devagent(repo, "checkpoints", "--json").stdout)
+    assert [c["name"] for c in data][:3] == ["s1/3", "s1/2", "s1/1"]
