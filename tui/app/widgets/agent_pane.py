@@ -121,6 +121,7 @@ class AgentPane(VerticalScroll):
 
     # tool calls -----------------------------------------------------------
     def add_tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> ToolCallLine:
+        self._remove_welcome()
         self.end_reply()
         line = ToolCallLine(call_id, name, arguments)
         self._calls[call_id] = line

@@ -88,7 +88,7 @@ class ApprovalQueue(OptionList):
     def _render(self, proposal: Any) -> Text:
         level = risk_level(proposal.risk)
         text = Text(no_wrap=False)
-        text.append(f"{proposal.kind.upper():<8}", style="bold")
+        text.append(f"{proposal.kind.upper():<9}", style="bold")
         text.append(one_line(proposal.summary or proposal_text(proposal), 160))
         text.append("\n  ")
         text.append(f" {proposal.risk or 'unknown'} ", style=f"bold reverse {self._colour(level)}")

@@ -75,39 +75,70 @@ class Highlighter:
         self._cache.clear()
 
     def lexer_for(self, path: str) -> Any:
-        ext = path.rsplit("/", 1)[-1]
-        ext = "." + ext.rsplit(".", 1)[-1] if "." in ext else ext
-        if ext not in self._lexers:
-            from pygments.lexers import get_lexer_for_filename
-            from pygments.util import ClassNotFound
+        """A lexer for ``path`` from Pygments' static table (its own lookup scans plugins: over a second)."""
+        base = path.rsplit("/", 1)[-1]
+        key = "." + base.rsplit(".", 1)[-1] if "." in base else base
+        if key not in self._lexers:
+            self._lexers[key] = _lexer_for(base)
+        return self._lexers[key]
 
-            try:
-                self._lexers[ext] = get_lexer_for_filename(path, stripnl=False, ensurenl=False, stripall=False)
-            except ClassNotFound:
-                self._lexers[ext] = None
-        return self._lexers[ext]
+    def cached(self, key: int, path: str) -> list[tuple[str, Style]] | None:
+        hit = self._cache.get((key, path))
+        if hit is not None:
+            self._cache.move_to_end((key, path))
+        return hit
 
     def tokens(self, key: int, code: str, path: str) -> list[tuple[str, Style]] | None:
         """Styled pieces of one code line (no background), or None when the file type is unknown."""
-        cache_key = (key, path)
-        hit = self._cache.get(cache_key)
+        hit = self.cached(key, path)
         if hit is not None:
-            self._cache.move_to_end(cache_key)
             return hit
         lexer = self.lexer_for(path)
         if lexer is None or self._theme is None:
             return None
         pieces: list[tuple[str, Style]] = []
+        get_style = self._theme.get_style_for_token
         for ttype, value in lexer.get_tokens(code):
-            if not value:
-                continue
-            st = self._theme.get_style_for_token(ttype)
-            pieces.append((value.rstrip("\n") if value.endswith("\n") else value,
-                           Style(color=st.color, bold=st.bold, italic=st.italic)))
-        self._cache[cache_key] = pieces
+            if value:
+                st = get_style(ttype)
+                pieces.append((value.rstrip("\n") if value.endswith("\n") else value,
+                               Style(color=st.color, bold=st.bold, italic=st.italic)))
+        self._cache[(key, path)] = pieces
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return pieces
+
+
+_SIMPLE: dict[str, tuple[str, str]] = {}
+_PATTERNS: list[tuple[str, str, str]] = []
+
+
+def _lexer_for(base: str) -> Any:
+    from fnmatch import fnmatch
+
+    from pygments.lexers._mapping import LEXERS
+
+    if not _PATTERNS:
+        for class_name, (module, _name, _aliases, patterns, _mimes) in LEXERS.items():
+            for pattern in patterns:
+                _PATTERNS.append((pattern, module, class_name))
+                if pattern.startswith("*.") and not any(c in pattern[2:] for c in "*?["):
+                    _SIMPLE.setdefault(pattern[1:], (module, class_name))
+                elif not any(c in pattern for c in "*?["):
+                    _SIMPLE.setdefault(pattern, (module, class_name))
+    ext = "." + base.rsplit(".", 1)[-1] if "." in base else ""
+    found = _SIMPLE.get(base) or _SIMPLE.get(ext)
+    if found is None:
+        found = next(((m, c) for pattern, m, c in _PATTERNS if fnmatch(base, pattern)), None)
+    if found is None:
+        return None
+    import importlib
+
+    try:
+        cls = getattr(importlib.import_module(found[0]), found[1])
+        return cls(stripnl=False, ensurenl=False, stripall=False)
+    except Exception:  # a broken lexer plug-in must not break the viewer: show plain text
+        return None
 
 
 def _colour(value: str | None, fallback: str, under: Color | None = None) -> Color:
@@ -138,6 +169,13 @@ class DiffStyles:
     rejected: Style
     warn: Style
     syntax_theme: str
+    plain: Style = Style()
+
+    def on(self, base: Style) -> "DiffStyles":
+        """The same styles laid over the widget's own style (so rows need no second styling pass)."""
+        fields = {name: base + value if isinstance(value, Style) else value for name, value in vars(self).items()}
+        fields["plain"] = base
+        return DiffStyles(**fields)
 
     @classmethod
     def from_variables(cls, variables: dict[str, str], dark: bool) -> "DiffStyles":

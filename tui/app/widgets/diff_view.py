@@ -8,6 +8,8 @@ pass); hunk bodies are read when they scroll into view.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import OrderedDict
+from time import perf_counter
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -15,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -29,6 +31,8 @@ from .diff_render import DiffStyles, Highlighter, safe_segments
 
 MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
 ACCEPT, REJECT = "✓ ", "✗ "
+HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
+CONTENT_CACHE = 2048  # rendered lines kept
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -75,9 +79,10 @@ class DiffView(ScrollView, can_focus=True):
     DiffView.-staged { border-title-color: $success; }
     """
 
-    accepted: reactive[set[int]] = reactive(set, always_update=True, init=False)
-    current_hunk: reactive[int] = reactive(-1, init=False)
-    side_by_side: reactive[bool] = reactive(False, init=False)
+    # repaint=False: the watchers refresh exactly the rows that change
+    accepted: reactive[set[int]] = reactive(set, always_update=True, init=False, repaint=False)
+    current_hunk: reactive[int] = reactive(-1, init=False, repaint=False)
+    side_by_side: reactive[bool] = reactive(False, init=False, repaint=False)
     mode: reactive[str] = reactive("proposal", init=False)
 
     class HunkToggled(Message):
@@ -104,6 +109,9 @@ class DiffView(ScrollView, can_focus=True):
         self._max_len = 0
         self._num_width = 1
         self._current_file = -1
+        self._pending: dict[int, tuple[str, str]] = {}
+        self._content_cache: OrderedDict[tuple[int, bool, bool], tuple[list[Segment], Style]] = OrderedDict()
+        self._highlight_scheduled = False
         self.add_class("-proposal")
 
     # -- public API -----------------------------------------------------------------------------
@@ -115,6 +123,8 @@ class DiffView(ScrollView, can_focus=True):
             lines.pop()
         self._layout = Layout(lines, index)
         self._highlighter.clear()
+        self._pending.clear()
+        self._content_cache.clear()
         self._max_len = max(map(len, lines), default=0)
         biggest = max((max(h.old_start + h.old_len, h.new_start + h.new_len) for h in index.hunks), default=1)
         self._num_width = len(str(biggest))
@@ -213,9 +223,14 @@ class DiffView(ScrollView, can_focus=True):
         self._update_subtitle()
         self.refresh()
 
-    def watch_current_hunk(self) -> None:
+    def watch_current_hunk(self, old: int, new: int) -> None:
         self._announce_file()
-        self.refresh()
+        if self._layout is None:
+            return
+        rows = self._hunk_rows()
+        for h in (old, new):  # only the two header rows change
+            if 0 <= h < len(rows):
+                self.refresh_line(rows[h])
 
     def watch_side_by_side(self, value: bool) -> None:
         if self._layout is None:
@@ -243,6 +258,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def _theme_changed(self, _theme: Theme) -> None:
         self._styles = None
+        self._content_cache.clear()
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
@@ -342,33 +358,84 @@ class DiffView(ScrollView, can_focus=True):
     def styles_for_diff(self) -> DiffStyles:
         if self._styles is None:
             theme = self.app.current_theme
-            self._styles = DiffStyles.from_variables(self.app.theme_variables, theme.dark if theme else True)
+            self._styles = DiffStyles.from_variables(self.app.theme_variables, theme.dark if theme else True).on(
+                self.rich_style)
             self._highlighter.set_theme(self._styles.syntax_theme)
         return self._styles
 
     # -- rendering ------------------------------------------------------------------------------
+    @property
+    def highlight_pending(self) -> int:
+        """Visible lines still waiting for syntax colours (painted plain meanwhile)."""
+        return len(self._pending)
+
+    def _schedule_highlight(self) -> None:
+        if not self._highlight_scheduled:
+            self._highlight_scheduled = True
+            self.call_after_refresh(self._run_highlight)
+
+    def _run_highlight(self) -> None:
+        """Colour the lines painted plain, a frame's worth at a time, so paging never waits on Pygments."""
+        self._highlight_scheduled = False
+        started = perf_counter()
+        done: list[int] = []
+        for line, (code, path) in list(self._pending.items()):
+            del self._pending[line]
+            self._highlighter.tokens(line, code, path)
+            done.append(line)
+            if perf_counter() - started > HIGHLIGHT_BUDGET:
+                break
+        if self._pending:
+            self._schedule_highlight()
+        if self.side_by_side:
+            self.refresh()
+            return
+        top = round(self.scroll_y)
+        for line in done:
+            if top <= line < top + self.size.height:
+                self.refresh_line(line)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = None
+        self._content_cache.clear()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._lex_spent = 0.0
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         row = y + round(self.scroll_y)
-        base = self.rich_style
         if self._layout is None or not self._layout.lines:
-            if y == 0:
-                return Strip([Segment("  No changes to show.", base + self.styles_for_diff.meta)]).extend_cell_length(
-                    width, base)
-            return Strip.blank(width, base)
-        if row >= self._row_count():
-            return Strip.blank(width, base)
-        if self.side_by_side:
-            strip = self._render_sbs(row, width)
+            text = "  No changes to show." if y == 0 else ""
+            segs = Segment.adjust_line_length([Segment(text, self.styles_for_diff.meta)], width, style=self.styles_for_diff.plain)
+        elif row >= self._row_count():
+            segs = [Segment(" " * width, self.styles_for_diff.plain)]
+        elif self.side_by_side:
+            segs = self._render_sbs(row, width)
         else:
-            strip = self._render_unified(row, width)
-        return strip.apply_style(base)
+            segs = self._render_unified(row, width)
+        return Strip(segs, width)
 
     def _line_content(self, line: int, h: int, kind: str, st: DiffStyles) -> tuple[list[Segment], Style]:
-        """Content segments (prefix + code) for one diff line, and the style that fills the row."""
+        """Content segments (prefix + code) for one diff line, and the style that fills the row (cached)."""
+        rejected = h >= 0 and h not in self.accepted
+        key = (line, rejected, h == self.current_hunk)
+        hit = self._content_cache.get(key)
+        if hit is not None:
+            return hit
+        result = self._build_content(line, h, kind, st, rejected)
+        if line not in self._pending:
+            self._content_cache[key] = result
+            if len(self._content_cache) > CONTENT_CACHE:
+                self._content_cache.popitem(last=False)
+        return result
+
+    def _build_content(self, line: int, h: int, kind: str, st: DiffStyles,
+                       rejected: bool) -> tuple[list[Segment], Style]:
         assert self._layout is not None
         text = self._layout.lines[line]
-        rejected = h >= 0 and h not in self.accepted
         if kind == FILE:
             return self._file_title(line, h, st), st.file
         if kind == HUNK:
@@ -376,14 +443,14 @@ class DiffView(ScrollView, can_focus=True):
             if rejected and h != self.current_hunk:
                 style = st.rejected
             segs, _ = safe_segments(text, style, st.warn)
-            return segs, style if h == self.current_hunk else Style()
+            return segs, style if h == self.current_hunk else st.plain
         if kind in (META, NOTE):
-            return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], Style()
+            return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], st.plain
         if rejected:
-            fill = Style()
+            fill = st.plain
             line_style = st.rejected
         else:
-            fill = st.added if kind == ADD else st.removed if kind == DEL else Style()
+            fill = st.added if kind == ADD else st.removed if kind == DEL else st.plain
             line_style = fill
         prefix_style = st.rejected if rejected else st.added_mark if kind == ADD else st.removed_mark \
             if kind == DEL else line_style
@@ -391,9 +458,17 @@ class DiffView(ScrollView, can_focus=True):
         code = text[1:].rstrip("\r") if text.endswith("\r") else text[1:]
         body, unsafe = safe_segments(code, line_style, st.warn)
         if not unsafe and not rejected and code:
-            tokens = self._highlighter.tokens(line, code.expandtabs(4), self._layout.index.files[
-                self._layout.hunks[h].file_index].path)
-            if tokens is not None:
+            path = self._layout.index.files[self._layout.hunks[h].file_index].path
+            tokens = self._highlighter.cached(line, path)
+            if tokens is None and self._highlighter.lexer_for(path) is not None:
+                if self._lex_spent < HIGHLIGHT_BUDGET:
+                    started = perf_counter()
+                    tokens = self._highlighter.tokens(line, code.expandtabs(4), path)
+                    self._lex_spent += perf_counter() - started
+                else:
+                    self._pending[line] = (code.expandtabs(4), path)
+                    self._schedule_highlight()
+            if tokens:
                 body = [Segment(value, line_style + tok) for value, tok in tokens]
         segs.extend(body)
         if text.endswith("\r"):
@@ -428,7 +503,7 @@ class DiffView(ScrollView, can_focus=True):
         old, new = self._layout.numbers(line, h)
         return (f"{old:>{w}}" if kind != ADD else " " * w), (f"{new:>{w}}" if kind != DEL else " " * w)
 
-    def _render_unified(self, row: int, width: int) -> Strip:
+    def _render_unified(self, row: int, width: int) -> list[Segment]:
         assert self._layout is not None
         st = self.styles_for_diff
         h = self._layout.hunk_at_line(row)
@@ -438,14 +513,15 @@ class DiffView(ScrollView, can_focus=True):
         gutter = [self._mark(h, kind, st), Segment(f"{old} {new} ", st.gutter)]
         return self._join_row(gutter, content, fill, width)
 
-    def _join_row(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> Strip:
-        gutter_strip = Strip(gutter)
-        room = max(0, width - gutter_strip.cell_length)
+    def _join_row(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> list[Segment]:
+        """Gutter, then the content scrolled by scroll_x, cropped or padded (with ``fill``) to ``width``."""
+        room = max(0, width - sum(len(seg.text) for seg in gutter))
         x = round(self.scroll_x)
-        body = Strip(content).crop(x, x + room).extend_cell_length(room, fill)
-        return Strip.join([gutter_strip, body]).crop(0, width)
+        if x:
+            content = list(Segment.divide(content, [x, x + room]))[1] if content else []
+        return gutter + Segment.adjust_line_length(content, room, style=fill)
 
-    def _render_sbs(self, row: int, width: int) -> Strip:
+    def _render_sbs(self, row: int, width: int) -> list[Segment]:
         layout = self._layout
         assert layout is not None and layout.sbs_left is not None and layout.sbs_right is not None
         st = self.styles_for_diff
@@ -456,18 +532,18 @@ class DiffView(ScrollView, can_focus=True):
         if left == right and kind != CTX:
             content, fill = self._line_content(line, h, kind, st)
             return self._join_row([self._mark(h, kind, st), Segment(" " * (self._num_width + 1), st.gutter)],
-                                 content, fill, width)
+                                  content, fill, width)
         half = (width - 1) // 2
-        sides = []
+        out: list[Segment] = []
         for side, number_index in ((left, 0), (right, 1)):
+            if number_index:
+                out.append(Segment("│", st.gutter))
             if side < 0:
-                sides.append(Strip.blank(half, Style()))
+                out.append(Segment(" " * half, st.plain))
                 continue
             side_kind = kind if side == line else layout.kind(side, h)
             content, fill = self._line_content(side, h, side_kind, st)
             number = self._numbers(side, h, side_kind)[number_index]
             mark = self._mark(h, side_kind, st) if number_index == 0 else Segment(" ", st.gutter)
-            gutter = [mark, Segment(f"{number} ", st.gutter)]
-            sides.append(self._join_row(gutter, content, fill, half))
-        sep = Strip([Segment("│", st.gutter)])
-        return Strip.join([sides[0], sep, sides[1]]).extend_cell_length(width)
+            out.extend(self._join_row([mark, Segment(f"{number} ", st.gutter)], content, fill, half))
+        return Segment.adjust_line_length(out, width, style=st.plain)

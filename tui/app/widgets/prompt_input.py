@@ -18,8 +18,8 @@ class PromptInput(TextArea):
     """TextArea that sends on enter and remembers what was sent."""
 
     DEFAULT_CSS = """
-    PromptInput { height: auto; min-height: 3; max-height: 8; border: tall $primary 40%; }
-    PromptInput:focus { border: tall $primary; }
+    PromptInput { height: auto; min-height: 3; max-height: 8; border: round $primary 40%; padding: 0 1; }
+    PromptInput:focus { border: round $primary; }
     """
 
     class Submitted(Message):

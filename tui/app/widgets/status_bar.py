@@ -47,10 +47,12 @@ class StatusBar(Static):
             text.append(f" ⎇ {self.branch}")
         text.append(f"  ±{self.dirty} ●{self.staged}")
         text.append("  ")
-        text.append(f"{_HEALTH.get(self.server, '?')} {self.model or 'model ?'} {self.server}", style=health_style)
+        model = f"{self.model or 'model'} " if self.size.width >= 100 else ""
+        text.append(f"{_HEALTH.get(self.server, '?')} {model}{self.server}", style=health_style)
         text.append("  ")
         sandbox_style = "" if self.sandbox_strong else f"bold {variables.get('error', 'red')}"
-        text.append(f"sandbox: {self.sandbox or '…'}", style=sandbox_style)
+        text.append(f"sandbox: {self.sandbox or '…'}" if self.size.width >= 100 else (self.sandbox or "…"),
+                    style=sandbox_style)
         if self.context:
             text.append(f"  {self.context}")
         if self.keys:
