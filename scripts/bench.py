@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""devagent's benchmark suite: every scenario next to a real baseline measured in the same run.
+
+Each scenario is a script in scripts/ run as its own process with ``--json FILE`` (and ``--quick``),
+so a crash, a hang or a missing script becomes a "skipped: reason" row, never the end of the suite.
+The merged results carry the machine they were measured on.
+
+    python scripts/bench.py [--quick] [--json FILE] [--only NAME[,NAME]]
+
+Targets are for humans; the suite exits 0 whatever the figures (CI runs ``--quick`` to keep it working).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_common import machine, scenario, skipped, table  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Script:
+    name: str  # what --only selects
+    file: str
+    title: str  # for a skip row
+    quick_timeout: float
+    full_timeout: float
+    full_flags: tuple[str, ...] = ()  # passed in full mode when the script's --help offers them
+    quick_skip: str = ""  # skip in --quick mode, with this reason
+
+
+SCRIPTS = [
+    Script("tui", "bench_tui.py", "Cold start / streaming / idle memory", 50, 300),
+    Script("diff", "bench_diff.py", "Big diff first paint", 50, 600, full_flags=("--big",)),
+    Script("repo", "bench_repo.py", "Repo status + diff refresh", 40, 300),
+    Script("sandbox", "bench_sandbox.py", "Sandboxed `true` vs plain", 20, 120),
+    Script("engine", "bench_engine.py", "Engine round trip (1 tool call)", 30, 180),
+    Script("model", "bench_model.py", "Real model tasks", 0, 900,
+           quick_skip="real-model scenarios are not part of --quick"),
+]
+
+
+def _short(text: str, limit: int = 160) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return (lines[-1] if lines else "")[:limit]
+
+
+def _flags_offered(path: Path, flags: tuple[str, ...]) -> list[str]:
+    try:
+        helptext = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True,
+                                  timeout=30, cwd=HERE.parent).stdout
+    except (subprocess.TimeoutExpired, OSError):
+        return []
+    return [f for f in flags if f in helptext]
+
+
+def run_script(spec: Script, quick: bool) -> tuple[list[dict[str, Any]], float]:
+    """Run one scenario script; its rows, or one skip row saying why there are none."""
+    path = HERE / spec.file
+    if not path.exists():
+        return [skipped(spec.name, spec.title, f"scripts/{spec.file} is missing")], 0.0
+    if quick and spec.quick_skip:
+        return [skipped(spec.name, spec.title, spec.quick_skip)], 0.0
+    timeout = spec.quick_timeout if quick else spec.full_timeout
+    with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
+        out = Path(tmp) / "result.json"
+        argv = [sys.executable, str(path), "--json", str(out)]
+        argv += ["--quick"] if quick else _flags_offered(path, spec.full_flags)
+        started = time.perf_counter()
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=HERE.parent,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return [skipped(spec.name, spec.title, f"did not finish within {timeout:.0f}s")], timeout
+        elapsed = time.perf_counter() - started
+        if proc.returncode != 0 and not out.exists():
+            why = _short(proc.stderr) or _short(proc.stdout) or f"exit code {proc.returncode}"
+            return [skipped(spec.name, spec.title, f"failed: {why}")], elapsed
+        try:
+            data = json.loads(out.read_text())
+        except (OSError, ValueError) as exc:
+            return [skipped(spec.name, spec.title, f"no usable --json output ({exc})")], elapsed
+    rows = normalize(spec, data)
+    for row in rows:
+        row.setdefault("script", spec.file)
+    return rows or [skipped(spec.name, spec.title, "the script reported no scenarios")], elapsed
+
+
+# -- merging other scripts' results -----------------------------------------------------------------------
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value) else None
+
+
+def _complete(row: dict[str, Any], spec: Script) -> dict[str, Any]:
+    """Fill the keys the table needs into a row written in bench_common's format."""
+    base = {"name": spec.name, "title": spec.title, "unit": "s", "target": "", "notes": "", "skipped": None,
+            "devagent": None, "baseline": None, "ratio": None, "overhead": None, "target_met": None, "extra": {}}
+    return {**base, **row}
+
+
+def _from_diff(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """bench_diff.py's own shape: {lines: {lines, open_s, git_color_s, bat_s, *_page_*_ms, open_peak_mib}}."""
+    rows = []
+    for size, m in data.items():
+        if not isinstance(m, dict) or _num(m.get("open_s")) is None:
+            continue
+        lines = int(m.get("lines", 0) or 0)
+        git_s, bat_s = _num(m.get("git_color_s")), _num(m.get("bat_s"))
+        rows.append(scenario(f"diff_open_{size}", f"Diff first paint, {lines:,} lines", [m["open_s"]],
+                             [git_s] if git_s else None, baseline_name="git diff --color=always > file",
+                             target="ratio <= 3", target_ok=lambda r: r["ratio"] is not None and r["ratio"] <= 3,
+                             notes=f"index {m.get('index_s', 0):.3f}s, peak {m.get('open_peak_mib', 0):.0f} MiB",
+                             extra=m))
+        if bat_s:
+            rows.append(scenario(f"diff_vs_bat_{size}", f"Diff first paint vs bat, {lines:,}", [m["open_s"]],
+                                 [bat_s], baseline_name="batcat -l diff --color=always",
+                                 target="faster than bat", target_ok=lambda r: r["ratio"] < 1))
+        page = _num(m.get("unified_page_median_ms"))
+        if page is not None:
+            worst = _num(m.get("unified_page_max_ms")) or page
+            rows.append(scenario(f"diff_page_{size}", f"Page-down at end, {lines:,} lines",
+                                 [page / 1000, worst / 1000], None, target="< 16 ms per step",
+                                 target_ok=lambda r: r["devagent"]["max"] < 0.016,
+                                 notes="single-shot median and worst step (min-max)"))
+    return rows
+
+
+def _generic(spec: Script, data: Any) -> list[dict[str, Any]]:
+    """Unknown shape: keep the figures, as notes, so nothing measured is lost."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, sub in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), sub)
+        elif _num(value) is not None or isinstance(value, str):
+            flat[prefix] = value
+
+    walk("", data)
+    notes = ", ".join(f"{k}={v:.4g}" if _num(v) is not None else f"{k}={v}" for k, v in list(flat.items())[:12])
+    return [_complete({"notes": notes, "extra": flat}, spec)]
+
+
+def normalize(spec: Script, data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and isinstance(data.get("scenarios"), list):
+        return [_complete(r, spec) for r in data["scenarios"] if isinstance(r, dict)]
+    if isinstance(data, dict) and spec.name == "diff":
+        rows = _from_diff(data)
+        if rows:
+            return rows
+    return _generic(spec, data)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repeats, smaller inputs, no 1M-line diff, no real model (under 2 minutes)")
+    parser.add_argument("--json", type=Path, help="write every result and the machine description here")
+    parser.add_argument("--only", help="comma-separated scenario scripts: " + ",".join(s.name for s in SCRIPTS))
+    args = parser.parse_args()
+    wanted = set(args.only.split(",")) if args.only else None
+    results: list[dict[str, Any]] = []
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    for spec in SCRIPTS:
+        if wanted and spec.name not in wanted:
+            continue
+        print(f"-- {spec.name} ({spec.file}) ...", file=sys.stderr, flush=True)
+        rows, elapsed = run_script(spec, args.quick)
+        results.extend(rows)
+        timings[spec.name] = round(elapsed, 1)
+    total = time.perf_counter() - started
+    info = machine()
+    print(f"\ndevagent benchmarks ({'quick' if args.quick else 'full'}) on {info['cpu']}, {info['cores']} cores, "
+          f"{info['ram_gib']} GiB, Python {info['python']}, textual {info['textual']}; {total:.0f}s\n")
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "mode": "quick" if args.quick else "full",
+                                         "seconds": round(total, 1), "script_seconds": timings,
+                                         "scenarios": results}, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
