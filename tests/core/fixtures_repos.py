@@ -16,13 +16,11 @@ from tests.conftest import make_repo
 PYTEST_QUIET = 'addopts = "-p no:textual-snapshot -p no:syrupy -p no:hypothesispytest -p no:benchmark -p no:anyio"\n'
 
 PY_FILES = {
-    "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' + PYTEST_QUIET,
+    "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\n' + PYTEST_QUIET,
     "src/calc/__init__.py": "",
     "src/calc/ops.py": "def add(a, b):\n    return a + b\n\n\nclass Calculator:\n    def total(self, xs):\n        return sum(xs)\n",
     "tests/__init__.py": "",
     "tests/test_ops.py": (
-        "import sys, pathlib\n"
-        "sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / 'src'))\n"
         "from calc.ops import add\n\n\n"
         "def test_add():\n    assert add(1, 2) == 3\n\n\n"
         "def test_add_zero():\n    assert add(0, 0) == 0\n\n\n"

@@ -95,7 +95,7 @@ async def test_real_pytest_one_failing_of_three(tmp_path: Path) -> None:
     failure = run.failures[0]
     assert failure.test_id == "tests/test_ops.py::test_add_wrong"
     assert failure.file == "tests/test_ops.py"
-    assert failure.line == 15
+    assert failure.line == 13
     assert failure.message.startswith("assert 4 == 5")
     text = run.to_model_text(500)
     assert text.index("FAIL tests/test_ops.py::test_add_wrong") < 200
