@@ -234,6 +234,6 @@ def test_make_backend_uses_config() -> None:
 
 
 def test_importing_the_backend_does_not_import_ollama() -> None:
-    code = "import sys, tui.core.llm.ollama, tui.core.llm.factory; print('ollama' in sys.modules)"
+    code = "import sys, tui.core.llm.ollama, tui.core.llm.factory, tui.core.llm.parse; print('ollama' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
