@@ -383,7 +383,7 @@ class DevagentApp(App[int]):
     def _on_error(self, event: Any) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")
         self.query_one(AgentPane).add_notice(text, "error")
-        if not event.retryable:
+        if not event.retryable and not (event.source == "model" and self._server_banner):
             self._set_banner(error=text)
 
     def _on_retry(self, event: Any) -> None:
@@ -402,8 +402,8 @@ class DevagentApp(App[int]):
             where = f" at {event.host}" if event.host else ""
             detail = one_line(event.detail, 300) if event.detail else ""
             self._set_banner(server=(
-                f"Model server {event.state}{where}. {detail} Retrying every {self.retry_seconds:.0f}s (ctrl+r now). "
-                "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` keep working."))
+                f"Model server {event.state}{where}: {detail} Retrying every {self.retry_seconds:g}s (ctrl+r: now). "
+                "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` still work."))
 
     def _on_context(self, event: Any) -> None:
         self.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
