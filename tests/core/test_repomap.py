@@ -1,0 +1,77 @@
+"""The repo map: tracked files and symbols, ranked for the request, within budget, cached incrementally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.core import fixtures_repos as fx
+from tui.core.repomap import RepoMap, build_repo_map, symbols_for
+
+FILES = {
+    **{f"web/{k}": v for k, v in fx.NEXT_JEST_FILES.items()},
+    "web/src/components/Button/Button.tsx": "export default function Button() {\n  return null;\n}\n"
+                                            "export const BUTTON_SIZES = ['s'];\n",
+    "api/billing/invoice.py": "class Invoice:\n    def total(self):\n        return 0\n\n    def _hidden(self):\n"
+                              "        pass\n\n\ndef send_invoice(inv):\n    pass\n\n\ndef _private():\n    pass\n",
+    "api/users.py": "def create_user(name):\n    return name\n",
+    "svc/main.go": "package main\n\ntype Server struct{}\n\nfunc (s *Server) Serve() {}\n\nfunc helper() {}\n\n"
+                   "func main() {}\n",
+    ".gitignore": "secret/\n",
+    "docs/notes.md": "# notes\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = fx.build(tmp_path / "repo", FILES)
+    (repo / "secret").mkdir()
+    (repo / "secret" / "keys.py").write_text("def leaked():\n    pass\n")
+    (repo / "untracked.py").write_text("def draft():\n    pass\n")
+    return repo
+
+
+def test_symbols_per_language() -> None:
+    py = symbols_for("a.py", FILES["api/billing/invoice.py"])
+    assert py == ["class Invoice(total)", "def send_invoice"]
+    ts = symbols_for("B.tsx", FILES["web/src/components/Button/Button.tsx"])
+    assert ts == ["Button", "BUTTON_SIZES"]
+    assert symbols_for("main.go", FILES["svc/main.go"]) == ["Server", "Serve", "main"]
+    assert symbols_for("broken.py", "def (:\n") == []
+
+
+def test_ranked_by_request_and_within_budget(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    text = build_repo_map(repo, "fix the total on invoices", 400)
+    lines = text.splitlines()
+    assert lines[1] == "api/billing/invoice.py: class Invoice(total), def send_invoice"
+    assert "secret/keys.py" not in text and "untracked.py" not in text  # tracked files only
+    button = build_repo_map(repo, "make the Button bigger", 400).splitlines()
+    assert button[1].startswith("web/src/components/Button/Button.tsx: Button")
+    small = build_repo_map(repo, "invoice", 30)
+    assert len(small) <= 30 * 4 and "invoice.py" in small and "more files" in small
+
+
+def test_cache_is_incremental_and_persisted(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    first = RepoMap(repo)
+    first.refresh()
+    assert first.parsed == len(git(repo, "ls-files").split())
+    first.refresh()
+    assert first.parsed == 0
+    (repo / "api/users.py").write_text("def create_user(name):\n    return name\n\n\ndef delete_user(name):\n    pass\n")
+    first.refresh()
+    assert first.parsed == 1 and first.entries["api/users.py"].symbols == ["def create_user", "def delete_user"]
+    git(repo, "rm", "-q", "docs/notes.md")
+    first.refresh()
+    assert "docs/notes.md" not in first.entries and first.parsed == 0
+    second = RepoMap(repo)  # a new process: the cache on disk is reused
+    second.refresh()
+    assert second.parsed == 0 and second.entries["api/users.py"].symbols[-1] == "def delete_user"
+    assert "delete_user" in build_repo_map(repo, "delete a user", 200)
