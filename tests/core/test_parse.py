@@ -88,6 +88,16 @@ def test_console_block_keeps_commands_and_drops_output() -> None:
     assert calls("```python\nprint('hi')\n```") == []
 
 
+def test_python_call_style_in_a_fence() -> None:
+    assert calls('```tool_code\nprint(read_file(path="app.py"))\n```') == [("read_file", {"path": "app.py"}, "fence")]
+    assert [n for n, _, _ in calls('```python\nread_file(path="a.py")\ngit_status()\n```')] == ["read_file",
+                                                                                                "git_status"]
+    positional = extract_tool_calls('```python\nread_file("a.py")\n```', TOOLS)
+    assert positional.calls == [] and "named arguments" in positional.errors[0]
+    code = '```python\ndef read_file(path):\n    return open(path).read()\n```'
+    assert extract_tool_calls(code, TOOLS).calls == [] and extract_tool_calls(code, TOOLS).text == code
+
+
 def test_unknown_tool_name_gives_an_error_for_the_model() -> None:
     result = extract_tool_calls('{"name": "app.py", "arguments": {}}', TOOLS)
     assert result.calls == []

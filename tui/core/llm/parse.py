@@ -18,6 +18,7 @@ from tui.core.llm.base import ToolCall
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "function_name")
 ARG_KEYS = ("arguments", "args", "parameters", "params", "input", "action_input", "tool_input", "kwargs")
+PY_LANGS = {"", "python", "py", "python3", "tool_code", "tool_call", "tool"}
 SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", "shellsession"}
 MAX_TEXT = 400_000  # longer replies are parsed up to here (the rest stays text)
 MAX_CANDIDATES = 4000
@@ -79,6 +80,13 @@ def _extract(text: str, names: set[str]) -> ParseResult:
     for start, end in broken:
         if not any(start <= f.start < end for f in found):
             errors.append(_malformed(head[start:end]))
+    for start, end, body_start, body_end, lang in fences:
+        if lang in PY_LANGS and not any(start <= s < end for s, _ in spans):
+            py_calls, py_errors = _python_calls(head[body_start:body_end], names)
+            calls.extend(ToolCall(name, args, source="fence") for name, args in py_calls)
+            errors.extend(py_errors)
+            if py_calls or py_errors:
+                spans.append((start, end))
     if not calls and not errors and "run_command" in names:
         for start, end, body_start, body_end, lang in fences:
             if lang in SHELL_LANGS:
@@ -261,6 +269,34 @@ def _malformed(snippet: str) -> str:
     short = " ".join(snippet.split())[:120]
     return (f"Your tool call could not be read as JSON: {short!r}. Write exactly one JSON object, "
             f"{CALL_FORM}, with double quotes, escaped newlines and no trailing commas.")
+
+
+def _python_calls(body: str, names: set[str]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """A fence holding only ``tool(key=literal, ...)`` lines (optionally inside print()) is a call each."""
+    if len(body) > 100_000 or not any(re.search(rf"\b{re.escape(n)}\s*\(", body) for n in names):
+        return [], []
+    try:
+        tree = ast.parse(body.strip())
+    except Exception:  # noqa: BLE001 - not Python: not a call
+        return [], []
+    found: list[tuple[str, dict[str, Any]]] = []
+    for stmt in tree.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print" \
+                and len(call.args) == 1 and isinstance(call.args[0], ast.Call):
+            call = call.args[0]
+        func = call.func if isinstance(call, ast.Call) else None
+        fname = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        tool = _match_tool(fname, names) if fname else None
+        if tool is None or not isinstance(call, ast.Call):
+            return [], []  # ordinary code, not a list of calls
+        if call.args or any(kw.arg is None for kw in call.keywords):
+            return [], [f"Call {tool} with named arguments, as JSON: {CALL_FORM}."]
+        try:
+            found.append((tool, {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}))
+        except Exception:  # noqa: BLE001 - a non-literal argument
+            return [], [f"The arguments for {tool} must be plain values. Write the call as {CALL_FORM}."]
+    return found, []
 
 
 # -- shell blocks and the remaining text -----------------------------------
