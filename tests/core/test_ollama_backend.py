@@ -237,3 +237,43 @@ def test_importing_the_backend_does_not_import_ollama() -> None:
     code = "import sys, tui.core.llm.ollama, tui.core.llm.factory, tui.core.llm.parse; print('ollama' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _response_error(status: int, text: str) -> Exception:
+    import ollama
+
+    return ollama.ResponseError(text, status)
+
+
+@pytest.mark.parametrize(("exc", "kind", "retryable"), [
+    (ConnectionRefusedError(111, "Connection refused"), ServerUnreachable, True),
+    (ConnectionResetError(104, "Connection reset by peer"), ModelError, True),
+    (TimeoutError(), ModelError, True),
+    (_response_error(500, '{"error": "runner crashed"}'), ModelError, True),
+    (_response_error(503, "busy"), ModelError, True),
+    (_response_error(-1, "error mid-stream"), ModelError, True),
+    (_response_error(404, '{"error": "model \'x\' not found"}'), UnknownModel, False),
+    (_response_error(400, '{"error": "invalid format"}'), ModelError, False),
+    (ValueError("odd"), ModelError, False),
+])
+def test_classify_table(exc: Exception, kind: type, retryable: bool) -> None:
+    from tui.core.llm.errors import classify
+
+    err = classify(exc, "http://127.0.0.1:11434")
+    assert type(err) is kind and err.retryable is retryable
+    assert "Traceback" not in str(err)
+
+
+def test_classify_httpx_transport_errors() -> None:
+    import httpx
+
+    from tui.core.llm.errors import classify
+
+    host = "http://gpu-box:11434"
+    unresolved = classify(httpx.ConnectError("[Errno -2] Name or service not known"), host)
+    assert isinstance(unresolved, ServerUnreachable) and "could not be resolved" in unresolved.message
+    assert isinstance(classify(httpx.ConnectTimeout("slow"), host), ServerUnreachable)
+    for exc in (httpx.RemoteProtocolError("incomplete chunked read"), httpx.ReadError("reset"),
+                httpx.ReadTimeout("stall")):
+        err = classify(exc, host)
+        assert type(err) is ModelError and err.retryable

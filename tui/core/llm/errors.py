@@ -44,8 +44,14 @@ def classify(exc: BaseException, host: str) -> ModelError:
         return exc
     names = _names(exc)
     if names & {"ConnectError", "ConnectionRefusedError", "ConnectTimeout"} or type(exc) is ConnectionError:
-        what = "did not answer in time" if "ConnectTimeout" in names else "refused the connection"
-        return ServerUnreachable(f"Cannot reach the Ollama server at {host}: it {what}.",
+        detail = str(exc).lower()
+        if "ConnectTimeout" in names:
+            what = "it did not answer in time"
+        elif "name or service not known" in detail or "nodename" in detail or "resolution" in detail:
+            what = "its host name could not be resolved"
+        else:
+            what = "nothing answered there (connection refused)"
+        return ServerUnreachable(f"Cannot reach the Ollama server at {host}: {what}.",
                                  unreachable_hint(host), retryable=True)
     if names & {"UnsupportedProtocol", "InvalidURL", "LocalProtocolError"}:
         return ServerUnreachable(f"The model server address {host!r} is not usable ({exc}).",
