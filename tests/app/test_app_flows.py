@@ -58,7 +58,7 @@ async def test_prompt_streams_reply(repo: Path, ollama_server: ScriptedOllama) -
 
 async def test_approve_command_shows_output(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(
-        Reply(tool_calls=[{"name": "run_command", "arguments": {"command": "echo visible-output-42"}}]),
+        Reply(tool_calls=[{"name": "run_command", "arguments": {"command": "echo visible-output-42 | tee out.txt"}}]),
         Reply(text="It printed the marker."),
     )
     app = build_app(repo, server_url=ollama_server.url)
@@ -68,13 +68,13 @@ async def test_approve_command_shows_output(repo: Path, ollama_server: ScriptedO
         queue = app.query_one(ApprovalQueue)
         await wait_for(pilot, lambda: queue.proposals, what="proposal queued")
         assert queue.has_focus  # the prompt was empty: the queue's keys act at once
-        assert "echo visible-output-42" in queue.proposals[0].command
+        assert "tee out.txt" in queue.proposals[0].command
         await pilot.press("a")
         log = app.query_one(OutputPane).log_widget
-        await wait_for(pilot, lambda: any("visible-output-42" in line and "$" not in line for line in log.lines),
-                       what="command output")
+        await wait_for(pilot, lambda: "visible-output-42" in log.lines, what="command output")
         await wait_for(pilot, lambda: "marker" in reply_text(app), what="final reply")
     assert "visible-output-42" in all_request_text(ollama_server)
+    assert (repo / "out.txt").read_text() == "visible-output-42\n"
 
 
 async def test_reject_with_reason_reaches_model(repo: Path, ollama_server: ScriptedOllama) -> None:
@@ -149,7 +149,7 @@ async def test_server_down_then_up(repo: Path, ollama_server: ScriptedOllama) ->
         assert banner.has_class("-shown")
         assert "ollama serve" in str(banner.render())
         # what needs no model keeps working: the developer's own command
-        await send(pilot, "!echo works-without-model")
+        await send(pilot, "!echo works-without-model | tee marker.txt")
         queue = app.query_one(ApprovalQueue)
         await wait_for(pilot, lambda: queue.proposals, what="user command queued")
         await pilot.press("a")

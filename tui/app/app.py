@@ -246,7 +246,7 @@ class DevagentApp(App[int]):
                 self.query_one(AgentPane).add_notice(
                     f"No working sandbox ({info.detail}): every command needs your approval.", "warning")
         bar.model = getattr(self.session, "model_name", "") or bar.model
-        self.run_worker(self._connect_loop(), name="connect", group="connect", exclusive=True, exit_on_error=False)
+        self.run_worker(self._connect_loop, name="connect", group="connect", exclusive=True, exit_on_error=False)
         if self.initial_prompt:
             prompt, self.initial_prompt = self.initial_prompt, None
             self._submit(prompt)
@@ -269,7 +269,7 @@ class DevagentApp(App[int]):
 
     def action_reconnect(self) -> None:
         if self.session is not None:
-            self.run_worker(self._connect_loop(), name="connect", group="connect", exclusive=True,
+            self.run_worker(self._connect_loop, name="connect", group="connect", exclusive=True,
                             exit_on_error=False)
 
     def _busy(self) -> list[Worker[Any]]:
@@ -560,7 +560,7 @@ class DevagentApp(App[int]):
 
     def refresh_repo(self) -> None:
         if self.git_refresh:
-            self.run_worker(self._refresh_repo(), group="git", exclusive=True, exit_on_error=False)
+            self.run_worker(self._refresh_repo, group="git", exclusive=True, exit_on_error=False)
 
     async def _refresh_repo(self) -> None:
         branch, dirty, staged, diff = await git_status(self.repo)
