@@ -320,9 +320,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         name = str(body.get("model") or "")
-        if self.owner.find_model(name) is None:
+        model = self.owner.find_model(name)
+        if model is None:
             self.owner.requests.append(body)
             self._not_found(name)
+            return
+        if body.get("tools") and "tools" not in model["capabilities"]:  # as real Ollama
+            self.owner.requests.append(body)
+            self._send_json(400, {"error": f"registry.ollama.ai/library/{name} does not support tools"})
             return
         reply = self.owner.next_reply(body)
         if reply.fault == "http500":

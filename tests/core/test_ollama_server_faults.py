@@ -66,6 +66,16 @@ def test_models_show_and_unknown_model(ollama_server: ScriptedOllama) -> None:
     assert httpx.get(f"{ollama_server.url}/api/version").json()["version"]
 
 
+def test_tools_for_a_model_without_the_capability_are_refused() -> None:
+    tool = {"type": "function", "function": {"name": "git_status", "parameters": {"type": "object"}}}
+    with ScriptedOllama(models=[{"name": "tiny:latest", "capabilities": ["completion"]}]) as server:
+        client = ollama.Client(host=server.url)
+        with pytest.raises(ollama.ResponseError) as caught:
+            client.chat(model="tiny", messages=HI, tools=[tool])
+        assert caught.value.status_code == 400 and "does not support tools" in caught.value.error
+        assert client.chat(model="tiny", messages=HI).message.content
+
+
 def test_http_faults_then_normal_service(ollama_server: ScriptedOllama) -> None:
     ollama_server.push(Reply(fault="http500"), Reply(fault="http404"), Reply("fine"))
     client = ollama.Client(host=ollama_server.url)
