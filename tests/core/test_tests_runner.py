@@ -261,3 +261,52 @@ async def test_fix_loop_with_real_pytest(tmp_path: Path) -> None:
     result = await fix_loop(lambda: _run(repo), ask, limit=load_config(repo).tests.fix_attempts)
     assert result.reason == "passed" and result.attempts == 1
     assert [(r.passed, r.failed) for r in result.runs] == [(2, 1), (3, 0)]
+
+
+# --- monorepo selection and the CLI ------------------------------------------------------------------------
+
+
+def _mono(tmp_path: Path) -> Path:
+    files = {f"api/{k}": v for k, v in fx.PY_FILES.items()}
+    files.update({f"js/{k}": v for k, v in fx.NODE_TEST_FILES.items()})
+    return fx.build(tmp_path / "mono", files)
+
+
+async def test_selected_file_picks_its_suite_in_a_monorepo(tmp_path: Path) -> None:
+    from tui.core.testing import choose_suite
+
+    repo = _mono(tmp_path)
+    suites = detect_suites(repo)
+    with pytest.raises(ToolError, match="several test suites"):
+        choose_suite(suites, "")
+    suite = choose_suite(suites, "", "js/test/whisper.test.js", repo)
+    assert suite.name == "js:node"
+    plan = plan_run(suite, "js/test/whisper.test.js", repo)
+    assert plan.argv[-1] == "test/whisper.test.js"  # relative to where the suite runs
+    run = await run_plan(plan, repo, Config(), runner=fx.runner_for(repo, Config()))
+    assert (run.passed, run.failed) == (1, 0)
+
+
+def _cli(repo: Path, *args: str) -> "subprocess.CompletedProcess[str]":
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-m", "tui", "test", *args], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_cli_exit_codes_listing_and_json(tmp_path: Path) -> None:
+    repo = _mono(tmp_path)
+    listing = _cli(repo)
+    assert listing.returncode == 2 and "--suite NAME" in listing.stderr
+    assert "api:pytest" in listing.stdout and "js:node" in listing.stdout
+    failing = _cli(repo, "--suite", "js")
+    assert failing.returncode == 1
+    assert "FAIL shouts twice  (js/test/shout.test.js:9)" in failing.stdout and "not ok 2" in failing.stdout
+    passing = _cli(repo, "js/test/whisper.test.js")
+    assert passing.returncode == 0 and "js:node: 1 passed, 0 failed" in passing.stdout
+    data = json.loads(_cli(repo, "--all", "--json").stdout)
+    assert data["exit_code"] == 1 and [(r["suite"], r["passed"], r["failed"]) for r in data["runs"]] == [
+        ("api:pytest", 2, 1), ("js:node", 2, 1)]

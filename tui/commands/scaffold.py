@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.core.config import Config
 
 HELP = "create a component/page/route/module/widget/package following the repo's conventions (diff, then y/n)"
 
@@ -28,12 +33,14 @@ def _ask(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-async def _run_new_test(repo, config, selection: str) -> int:  # type: ignore[no-untyped-def]
+async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
+    from tui.core.errors import ToolError
     from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
 
-    suite = choose_suite(detect_suites(repo, config), "") if len(detect_suites(repo, config)) <= 1 else None
-    if suite is None:
-        print(f"several test suites here; run it with: devagent test --suite NAME {selection}")
+    try:
+        suite = choose_suite(detect_suites(repo, config), "", selection, repo)
+    except ToolError as err:
+        print(f"not running the new test: {err.message}; run it with: devagent test --suite NAME {selection}")
         return 0
     plan = plan_run(suite, selection, repo)
     print(f"$ {plan.command}", flush=True)

@@ -37,18 +37,20 @@ async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.core.config import load_config
     from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
+    from tui.core.testing.detect import suite_for_path
 
     repo = find_repo()
     config = load_config(repo)
     suites = detect_suites(repo, config)
-    if args.list or (len(suites) > 1 and not args.suite and not args.all):
+    by_path = suite_for_path(suites, repo, args.selection) if args.selection and not args.suite else None
+    if args.list or (len(suites) > 1 and not args.suite and not args.all and by_path is None):
         for suite in suites:
             print(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})")
         if args.list:
             return 0
         print("devagent: several test suites; pick one with --suite NAME or run them all with --all", file=sys.stderr)
         return 2
-    chosen = suites if args.all and suites else [choose_suite(suites, args.suite or "")]
+    chosen = suites if args.all and suites else [choose_suite(suites, args.suite or "", args.selection, repo)]
     runs = []
     exit_code = 0
     for suite in chosen:

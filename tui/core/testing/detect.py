@@ -197,8 +197,18 @@ def pick_suite(suites: list[Suite], name: str) -> Suite | None:
     return None
 
 
-def choose_suite(suites: list[Suite], name: str) -> Suite:
-    """The named suite, or the only one; several without a name is an error listing them."""
+def suite_for_path(suites: list[Suite], repo: Path, selection: str) -> Suite | None:
+    """The suite whose directory holds the file a selection names (the deepest one), if any."""
+    head = selection.split("::", 1)[0]
+    if not head or not (repo / head).exists():
+        return None
+    target = (repo / head).resolve()
+    holders = [s for s in suites if target == s.cwd or s.cwd in target.parents]
+    return max(holders, key=lambda s: len(s.cwd.parts)) if holders else None
+
+
+def choose_suite(suites: list[Suite], name: str, selection: str = "", repo: Path | None = None) -> Suite:
+    """The named suite, the one holding the selected file, or the only one; else an error listing them."""
     if not suites:
         raise ToolError("no test suite found in this repository",
                         "Set tests.command in .devagent.toml, e.g. command = \"pytest -q\".")
@@ -207,6 +217,9 @@ def choose_suite(suites: list[Suite], name: str) -> Suite:
         if suite is None:
             raise ToolError(f"no test suite named {name!r}", "Suites: " + ", ".join(s.name for s in suites))
         return suite
+    by_path = suite_for_path(suites, repo, selection) if repo is not None and selection else None
+    if by_path is not None:
+        return by_path
     if len(suites) > 1:
         raise ToolError("this repository has several test suites: " + ", ".join(s.name for s in suites),
                         "Pass suite=NAME.")

@@ -39,6 +39,7 @@ def _relpath(path: str, base: Path, repo: Path) -> str:
 
 
 PY_LOC = re.compile(r"^(?P<file>[^\s:][^:\n]*\.py):(?P<line>\d+): ", re.M)
+PY_FILE_LINE = re.compile(r'File "([^"]+\.py)", line (\d+)')
 
 
 def parse_junit(xml_text: str, base: Path, repo: Path) -> Parsed:
@@ -73,10 +74,12 @@ def parse_junit(xml_text: str, base: Path, repo: Path) -> Parsed:
         body = problem.text or ""
         line = int(case.get("line", "0") or 0) + 1 if case.get("line") else None
         loc_file = file
-        matches = list(PY_LOC.finditer(body))
-        if matches:
-            same = [m for m in matches if file and m.group("file").endswith(file)] or matches
-            loc_file, line = same[-1].group("file"), int(same[-1].group("line"))
+        found = [(m.group("file"), int(m.group("line"))) for m in PY_LOC.finditer(body)]
+        found += [(m.group(1), int(m.group(2))) for m in PY_FILE_LINE.finditer(body)]
+        inside = [loc for loc in found if not _relpath(loc[0], base, repo).startswith(("/", ".."))]
+        if inside:
+            same = [loc for loc in inside if file and loc[0].endswith(file)] or inside
+            loc_file, line = same[-1]
         message = problem.get("message", "") or body.strip().splitlines()[-1:] and body.strip().splitlines()[-1] or ""
         detail = [ln[2:].strip() for ln in body.splitlines() if ln.startswith("E ")]
         if detail:

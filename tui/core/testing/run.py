@@ -61,6 +61,18 @@ def _is_path_like(selection: str, cwd: Path) -> bool:
         (".py", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".go", ".rs"))
 
 
+def _relative_to_suite(selection: str, cwd: Path, repo: Path) -> str:
+    """A repo-relative file in a monorepo suite becomes relative to the suite's directory."""
+    head, sep, rest = selection.partition("::")
+    if cwd == repo or (cwd / head).exists() or not (repo / head).exists():
+        return selection
+    try:
+        rel = (repo / head).resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return selection
+    return rel + sep + rest
+
+
 def _report_path(repo: Path, suffix: str) -> str:
     return str(repo / TMP_DIR / f"report-{uuid.uuid4().hex[:8]}{suffix}")
 
@@ -81,6 +93,8 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
         command = argv[0] + (" " + shlex.quote(selection) if selection else "")
         return Plan(suite, [command], selection, shell=True)
     path_like = bool(selection) and _is_path_like(selection, suite.cwd)
+    if path_like:
+        selection = _relative_to_suite(selection, suite.cwd, repo)
     if suite.kind == "pytest":
         report = _report_path(repo, ".xml")
         argv += ["-o", "junit_family=xunit1", f"--junitxml={_shown(report, suite.cwd)}"]

@@ -21,7 +21,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     selection = str_arg(args, "selection", required=False).strip()
     suite_name = str_arg(args, "suite", required=False).strip()
     suites = await asyncio.to_thread(detect_suites, ctx.repo, ctx.config)
-    suite = choose_suite(suites, suite_name)
+    suite = choose_suite(suites, suite_name, selection, ctx.repo)
     plan = plan_run(suite, selection, ctx.repo)
     what = f" {selection}" if selection else ""
     return Proposal(id=new_proposal_id(), kind="command", tool="run_tests",
