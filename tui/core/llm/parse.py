@@ -9,6 +9,7 @@ into short error messages for the model, and never raises on any input.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ PY_LANGS = {"", "python", "py", "python3", "tool_code", "tool_call", "tool"}
 SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh", "shell-session", "terminal", "shellsession"}
 MAX_TEXT = 400_000  # longer replies are parsed up to here (the rest stays text)
 MAX_CANDIDATES = 4000
+MAX_FENCES = 500
 MAX_ERRORS = 3
 REPAIR_BUDGET = 2_000_000
 REPAIR_COST = 10_000  # budget charged per repair attempt, on top of its length
@@ -66,7 +68,7 @@ def extract_tool_calls(text: str, tool_names: set[str]) -> ParseResult:
 def _extract(text: str, names: set[str]) -> ParseResult:
     head = text[:MAX_TEXT]
     fences = [(m.start(), m.end(), m.start("body"), m.end("body"), m.group("lang").lower())
-              for m in _FENCE.finditer(head)]
+              for m in itertools.islice(_FENCE.finditer(head), MAX_FENCES)]
     found, broken = _scan_json(head, names)
     calls: list[ToolCall] = []
     errors: list[str] = []
