@@ -25,9 +25,12 @@ START_HINT = (
 )
 
 
-def _base_url(host: str) -> str:
+DEFAULT_HOST = "http://127.0.0.1:8080"  # llama.cpp server's default
+
+
+def _base_url(host: str | None) -> str:
     """Accept ``http://h:p``, ``h:p`` or ``http://h:p/v1``; return the server root without ``/v1``."""
-    url = host.strip().rstrip("/")
+    url = (host or DEFAULT_HOST).strip().rstrip("/")
     if "://" not in url:
         url = "http://" + url
     return url[: -len("/v1")] if url.endswith("/v1") else url
@@ -60,25 +63,24 @@ def _status_error(status: int, text: str, host: str) -> ModelError:
 
 
 def classify(exc: BaseException, host: str) -> ModelError:
-    """Transport failures -> ModelError; uses llm/errors.py's shared table when it is there."""
+    """Transport failures -> ModelError, retryable per llm/errors.py's shared table, worded for this backend."""
     if isinstance(exc, ModelError):
         return exc
     try:
         from tui.core.llm.errors import classify as shared
-    except ImportError:
-        shared = None
-    if shared is not None:
-        try:
-            return shared(exc, host)
-        except Exception:  # noqa: BLE001 - the shared table may not know httpx; fall back to ours
-            pass
-    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
-        return ServerUnreachable(f"No model server is answering at {host}.", START_HINT, retryable=True)
-    if isinstance(exc, (httpx.TimeoutException, asyncio.TimeoutError)):
-        return ModelError(f"The model server at {host} stopped responding.", retryable=True)
-    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        return ModelError(f"The connection to {host} was cut in the middle of a reply.", retryable=True)
-    return ModelError(f"Talking to {host} failed: {exc}", retryable=False)
+    except ImportError:  # the shared table is not there: the same decisions, in short
+        retry = isinstance(exc, (httpx.TransportError, OSError, asyncio.TimeoutError))
+        err = ModelError(f"Talking to the model server at {host} failed: {exc}", retryable=retry)
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError)):
+            err = ServerUnreachable(f"No model server is answering at {host}.", START_HINT, retryable=True)
+        return err
+    err = shared(exc, host)
+    message = err.message.replace("the Ollama server", "the model server").replace(
+        "not Ollama's API", "not an OpenAI-compatible API")
+    if isinstance(err, ServerUnreachable):
+        return ServerUnreachable(message, START_HINT, retryable=err.retryable)
+    hint = err.hint if "Ollama" not in err.hint else START_HINT
+    return type(err)(message, hint, retryable=err.retryable)
 
 
 def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -175,7 +177,7 @@ class OpenAICompatBackend:
 
     name = "openai"
 
-    def __init__(self, host: str, deadlines: Deadlines, *, temperature: float = 0.2, seed: int | None = None,
+    def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2, seed: int | None = None,
                  max_context: int = 8192, api_key: str | None = None) -> None:
         self.host = _base_url(host)
         self.deadlines = deadlines
@@ -278,10 +280,11 @@ class OpenAICompatBackend:
                         raise ModelError(f"The reply took longer than {d.total:.0f} s; stopped it.",
                                          "Raise model.total_timeout or ask for something smaller.")
                     try:
-                        line = await asyncio.wait_for(anext(lines), timeout=min(d.chunk, remaining))
+                        async with asyncio.timeout(min(d.chunk, remaining)):  # unlike wait_for, never eats a cancel
+                            line = await anext(lines)
                     except StopAsyncIteration:
                         break
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         if d.total - (time.monotonic() - started) <= 0:
                             continue  # reported as the total deadline above
                         raise ModelError(f"The model server at {self.host} sent nothing for {d.chunk:.0f} s.",
