@@ -86,6 +86,7 @@ async def _review(repo: "Repo", config: "Config", args: argparse.Namespace) -> "
         return await review_staged(repo, config)
     from tui.core.llm.factory import make_backend
 
+    config.model.retries = 0  # the review has its own budget; a missing server should cost one refused connect
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)
     try:
         return await review_staged(repo, config, backend=backend, model=args.model or config.model.name or None)
