@@ -143,3 +143,29 @@ def test_cli_busy_repo(repo: Path) -> None:
     (repo / ".git" / "MERGE_HEAD").write_text("0" * 40 + "\n")
     out = devagent(repo, "commit", "--yes", "-m", "x")
     assert out.returncode == 3 and "merge is in progress" in out.stderr and "git merge --abort" in out.stderr
+
+
+async def test_stage_and_commit_tools(repo: Path) -> None:
+    from tui.core.approval import Decision
+    from tui.core.tools.base import ToolContext
+    from tui.core.tools.git_write import COMMIT, STAGE
+
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b + 1\n")
+    (repo / "new.txt").write_text("new\n")
+    ctx = ToolContext(repo=repo, config=Config(), emit=lambda event: None)
+    assert git(repo, "diff", "--cached") == ""
+    proposal = await STAGE.propose(ctx, {})
+    assert proposal.kind == "stage" and proposal.files == ["app.py", "new.txt"]
+    assert git(repo, "diff", "--cached") == ""  # proposing changes nothing
+    result = await STAGE.execute(ctx, proposal, Decision("approve", hunks=(1,)))
+    assert result.ok and "app.py" in result.output  # the rejected hunk is described
+    assert git(repo, "diff", "--cached", "--name-only").split() == ["new.txt"]
+    commit = await COMMIT.propose(ctx, {"message": "```\nAdd new.txt.\n```"})
+    assert commit.kind == "commit" and commit.message == "Add new.txt" and "+new" in (commit.diff or "")
+    git(repo, "add", "app.py")  # the index changes after the developer saw the proposal
+    refused = await COMMIT.execute(ctx, commit, Decision("approve"))
+    assert not refused.ok and "changed" in refused.output
+    git(repo, "reset", "-q", "app.py")
+    done = await COMMIT.execute(ctx, commit, Decision("approve", message="Add new.txt (edited)"))
+    assert done.ok, done.output
+    assert git(repo, "log", "-1", "--format=%s").strip() == "Add new.txt (edited)"
