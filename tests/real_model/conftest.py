@@ -1,0 +1,28 @@
+"""Fixtures for tests that run the real Qwen2.5-Coder model through the embedded llama.cpp backend.
+
+They skip (with the reason and the command to fix it) when the model is not cached or the
+runtime is not installed; `scripts/fetch-test-model 1.5b` and `pip install -e '.[embedded]'` fix both.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from tui.core.llm.modelcache import model_dir
+
+MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.fixture(scope="session")
+def real_model_path() -> Path:
+    """The cached 1.5B GGUF ($DEVAGENT_TEST_MODEL overrides), or skip saying how to get it."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        pytest.skip("xllamacpp is not installed: pip install -e '.[embedded]'")
+    path = Path(os.environ.get("DEVAGENT_TEST_MODEL") or model_dir() / MODEL_FILE)
+    if not path.is_file():
+        pytest.skip(f"real model not cached at {path}: run scripts/fetch-test-model 1.5b")
+    return path
