@@ -15,6 +15,15 @@ import pytest
 
 from tests.ollama_server import ollama_server  # noqa: F401
 
+# Where scripts/fetch-test-model put the real models, read before any test changes the environment.
+# Tests see an EMPTY model cache (so "no server -> use a cached model" never kicks in by accident);
+# real_model tests take the real one from here.
+REAL_MODEL_DIR = Path(
+    os.environ.get("DEVAGENT_MODEL_DIR")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "devagent" / "models"
+)
+os.environ.setdefault("DEVAGENT_TEST_MODEL_DIR", str(REAL_MODEL_DIR))
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Dev",
     "GIT_AUTHOR_EMAIL": "dev@example.invalid",
@@ -55,6 +64,7 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")))
+    monkeypatch.setenv("DEVAGENT_MODEL_DIR", str(base / "models"))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

@@ -72,3 +72,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("devagent: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, keep the details in a file
+        return _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> int:
+    import time
+    import traceback
+
+    from tui.core.config import state_dir
+
+    detail = "".join(traceback.format_exception(exc))
+    where = "(could not write a crash log)"
+    try:
+        path = state_dir() / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(detail)
+        where = f"details in {path}"
+    except OSError:
+        pass
+    print(f"devagent: internal error: {type(exc).__name__}: {exc} — {where}. Please report it.", file=sys.stderr)
+    return 70

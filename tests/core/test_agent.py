@@ -33,7 +33,7 @@ async def test_json_in_text_call_is_understood(repo: Path, ollama_server: Script
                        Reply("It is a demo."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "what is this?")
     assert done.reason == "complete"
-    assert [(e.name, e.source) for e in of(events, "tool_call")] == [("read_file", "json")]
+    assert [(e.name, e.source) for e in of(events, "tool_call")] == [("read_file", "fence")]
     assert "# demo" in sent_text(ollama_server.requests[1])
 
 

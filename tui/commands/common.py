@@ -21,26 +21,25 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 def find_repo(start: Path | None = None) -> Path:
     """The work tree root containing ``start`` (default: cwd). Clear errors for no repo and bare repos."""
     start = (start or Path.cwd()).resolve()
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--is-bare-repository", "--show-toplevel"],
-            cwd=start, capture_output=True, text=True, timeout=10,
-        )
-    except FileNotFoundError:
-        raise RepoError("git is not installed or not on PATH.", "Install git, then run devagent inside a repository.") from None
-    if out.returncode != 0:
+    def rev_parse(*args: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(["git", "rev-parse", *args], cwd=start, capture_output=True, text=True, timeout=10)
+        except FileNotFoundError:
+            raise RepoError("git is not installed or not on PATH.",
+                            "Install git, then run devagent inside a repository.") from None
+
+    bare = rev_parse("--is-bare-repository")
+    if bare.returncode != 0:
         raise NotARepoError(
             f"{start} is not inside a git repository.",
             "Run devagent inside a git work tree (or create one with `git init`).",
         )
-    lines = out.stdout.strip().splitlines()
-    if lines and lines[0] == "true":
+    if bare.stdout.strip() == "true":
         raise NotARepoError(
             f"{start} is a bare repository: there is no work tree for devagent to work in.",
             "Clone it (`git clone`) or add a worktree (`git worktree add`), and run devagent there.",
         )
-    if len(lines) < 2:
-        raise NotARepoError(
-            f"{start} is inside a git directory, not a work tree.", "Run devagent from the work tree."
-        )
-    return Path(os.path.realpath(lines[1]))
+    top = rev_parse("--show-toplevel")
+    if top.returncode != 0 or not top.stdout.strip():
+        raise NotARepoError(f"{start} is inside a git directory, not a work tree.", "Run devagent from the work tree.")
+    return Path(os.path.realpath(top.stdout.strip()))

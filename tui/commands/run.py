@@ -61,6 +61,7 @@ async def _main(args: argparse.Namespace) -> int:
     from tui.core.approval import ApproveAll
     from tui.core.config import load_config
     from tui.core.errors import DevagentError, ModelError
+    from tui.core.events import ErrorEvent
     from tui.core.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
     from tui.core.session import Session
 
@@ -80,6 +81,8 @@ async def _main(args: argparse.Namespace) -> int:
         approver = TextApprover(lines)
     session = await Session.open(repo, config, approver=approver, emit=printer, resume=args.resume,
                                  model=args.model, host=args.host, backend=args.backend, model_file=args.model_file)
+    if isinstance(approver, JsonApprover):
+        approver.start()
     loop = asyncio.get_running_loop()
     task = loop.create_task(session.run_turn(args.prompt))
     try:

@@ -215,7 +215,12 @@ class JsonApprover:
         self.pending: dict[str, asyncio.Future[Decision]] = {}
         self.early: dict[str, Decision] = {}
         self.closed = False
-        self._task = asyncio.get_running_loop().create_task(self._read())
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Begin reading decisions (after the session event, so it comes first)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
         while True:
@@ -252,6 +257,7 @@ class JsonApprover:
                 self.early[ident] = decision
 
     async def decide(self, proposal: Proposal) -> Decision:
+        self.start()
         if proposal.id in self.early:
             return self.early.pop(proposal.id)
         if self.closed:

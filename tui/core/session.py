@@ -55,6 +55,7 @@ class Session:
             backend = "embedded"  # --model-file means: run this GGUF here
         self._backend_choice = backend or host or model_file
         self.backend = make_backend(config, backend=backend, host=host, model_file=model_file)
+        self._watch_progress()
         resumed = False
         if resume:
             row = self.store.find_session(resume)
@@ -126,6 +127,12 @@ class Session:
             self._build_agent()
             return self.info
 
+    def _watch_progress(self) -> None:
+        """Loading a model file takes a while: show its progress as notices."""
+        server = getattr(self.backend, "server", None)
+        if server is not None and hasattr(server, "on_progress"):
+            server.on_progress = lambda p: self.emit(Notice(f"model: {p.message}"))
+
     async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
         """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""
         if self._backend_choice is not None or self.config.model.backend != "ollama":
@@ -141,6 +148,7 @@ class Session:
         self.emit(Notice(f"{err.message} Using the embedded model {path.name} instead.", "warning"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
+        self._watch_progress()
         self.info = await self.backend.connect(None)
         return True
 

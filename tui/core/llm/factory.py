@@ -80,8 +80,14 @@ def make_backend(config: "Config", *, backend: str | None = None, host: str | No
         return module.OpenAICompatBackend(host or model.host or None, deadlines_from(config), **common)
     if kind == "embedded":
         module = _optional("tui.core.llm.embedded", kind)
-        return module.EmbeddedBackend(model_file or model.model_file or None, deadlines_from(config),
-                                      threads=model.threads, **common)
+        from tui.core.llm.modelcache import model_dir, resolve_model_file
+
+        path = resolve_model_file(model_file or model.model_file)
+        if path is None:
+            raise ConfigError("The embedded backend needs a GGUF model file, and none is configured or cached.",
+                              f"Pass --model-file PATH.gguf, set model.model_file, or put one in {model_dir()} "
+                              "(scripts/fetch-test-model does).")
+        return module.EmbeddedBackend(path, config, deadlines_from(config))
     raise ConfigError(f"Unknown model backend {kind!r}.", "Use one of: ollama, openai, embedded (model.backend).")
 
 
