@@ -1,0 +1,48 @@
+"""Configuration layers: user file, repo file or [tool.devagent]; clear errors naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui.core.config import load_config
+from tui.core.errors import ConfigError
+
+
+def test_repo_file_overrides_user_file(tmp_path: Path) -> None:
+    user = tmp_path / "user.toml"
+    user.write_text('[model]\nname = "user-model"\ntemperature = 0.5\n[policy]\ndeny = ["rm -r *"]\n')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".devagent.toml").write_text('[model]\nname = "repo-model"\n[policy]\nallow = ["pytest *"]\n')
+    cfg = load_config(repo, user)
+    assert cfg.model.name == "repo-model" and cfg.model.temperature == 0.5
+    assert cfg.user_rules["deny"] == ["rm -r *"] and cfg.repo_rules["allow"] == ["pytest *"]
+    assert cfg.sources == [str(user), str(repo / ".devagent.toml")]
+
+
+def test_pyproject_tool_section_is_read(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.devagent.tests]\ncommand = "pytest -q"\n')
+    assert load_config(tmp_path, tmp_path / "none.toml").tests.command == "pytest -q"
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[model]\nnmae = "x"\n', "unknown key model.nmae"),
+    ('[modle]\nname = "x"\n', "unknown section [modle]"),
+    ('[limits]\ncommand_timeout = "soon"\n', "limits.command_timeout should be float"),
+    ("[model\n", "not valid TOML"),
+])
+def test_mistakes_are_reported_with_the_file(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / ".devagent.toml").write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path, tmp_path / "none.toml")
+    assert message in str(err.value) and ".devagent.toml" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ['[sandbox]\nmode = "none"\n', '[sandbox]\nwritable = ["/etc"]\n',
+                                  'unlock = ["sudo"]\n'])
+def test_a_repo_cannot_weaken_the_sandbox(tmp_path: Path, text: str) -> None:
+    (tmp_path / ".devagent.toml").write_text(text)
+    with pytest.raises(ConfigError, match="user config"):
+        load_config(tmp_path, tmp_path / "none.toml")
