@@ -160,6 +160,9 @@ class TextApprover:
         self.out.write(prompt)
         self.out.flush()
         line = await self.lines.readline()
+        if line is not None and not sys.stdin.isatty():
+            self.out.write(line.strip() + "\n")  # echo piped answers so the transcript reads right
+            self.out.flush()
         return None if line is None else line.strip()
 
     async def decide(self, proposal: Proposal) -> Decision:
