@@ -91,6 +91,7 @@ async def test_sandboxed_rm_rf_then_undo_restores_everything(repo: Path, monkeyp
     assert not (repo / "app.py").exists()
     diff = cps.undo_diff(repo, cp)
     assert "app.py" in diff and "notes/todo.txt" in diff
+    assert "deleted file mode" in cps.changes_since(repo, cp)  # what the command did, for review
     cps.restore(repo, cp)
     restored = tree_state(repo)
     # ignored files are not covered: build/ is gone and stays gone

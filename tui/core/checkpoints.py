@@ -152,12 +152,21 @@ def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
     raise RepoError(f"No checkpoint called {name!r}.", "Run `devagent checkpoints` to list them.")
 
 
+def _tree_diff(r: Repo, old: str, new: str) -> str:
+    return to_text(r.git("diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/",
+                         "--dst-prefix=b/", old, new))
+
+
 def undo_diff(repo: Path | Repo, cp: Checkpoint) -> str:
     """The diff restoring ``cp`` would apply to the working tree as it is now."""
     r = _repo(repo)
-    now = snapshot_tree(r)
-    return to_text(r.git("diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/",
-                         "--dst-prefix=b/", now, f"{cp.sha}^{{tree}}"))
+    return _tree_diff(r, snapshot_tree(r), f"{cp.sha}^{{tree}}")
+
+
+def changes_since(repo: Path | Repo, cp: Checkpoint) -> str:
+    """What changed in the working tree since ``cp`` (e.g. what an approved command did), as a diff."""
+    r = _repo(repo)
+    return _tree_diff(r, f"{cp.sha}^{{tree}}", snapshot_tree(r))
 
 
 def restore(repo: Path | Repo, cp: Checkpoint, *, session_id: str | None = None) -> Checkpoint:

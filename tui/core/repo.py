@@ -101,25 +101,22 @@ class Repo:
     def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             check: bool = True, timeout: float | None = None) -> bytes:
         """Run git in the work tree root; raise RepoError with git's message when it fails and ``check``."""
-        full_env = None if env is None else {**os.environ, **env}
-        try:
-            proc = subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
-                                  env=full_env, timeout=timeout or self.timeout,
-                                  stdin=None if input is not None else subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise RepoError(f"git {args[0]} did not finish within {timeout or self.timeout:.0f}s.",
-                            "Check for a hung git process or a very large repository.") from None
+        proc = self.run_git(*args, input=input, env=env, timeout=timeout)
         if check and proc.returncode != 0:
             raise RepoError(f"git {' '.join(args[:2])} failed: {to_text(proc.stderr).strip()}")
         return proc.stdout
 
     def run_git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
                 timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Like :meth:`git` but returns the whole result without raising (for callers that inspect the code)."""
+        """Run git and return the whole result without raising on its exit code (a hang raises RepoError)."""
         full_env = None if env is None else {**os.environ, **env}
-        return subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
-                              env=full_env, timeout=timeout or self.timeout,
-                              stdin=None if input is not None else subprocess.DEVNULL)
+        limit = timeout or self.timeout
+        try:
+            return subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
+                                  env=full_env, timeout=limit, stdin=None if input is not None else subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise RepoError(f"git {args[0]} did not finish within {limit:.0f}s.",
+                            "Check for a hung git process or a very large repository.") from None
 
     @cached_property
     def gitpython(self) -> "git.Repo":
