@@ -1,0 +1,177 @@
+"""`devagent models`: what each backend can run here; `devagent models pull NAME` pulls through Ollama."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+HELP = "list the models each backend has (Ollama, OpenAI-compatible server, GGUF files); `models pull NAME`"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", choices=["list", "pull"], default="list",
+                        help="list (default) or pull NAME through the Ollama server")
+    parser.add_argument("name", nargs="?", help="model to pull, e.g. qwen2.5-coder:1.5b")
+    parser.add_argument("--host", help="model server URL (default: model.host, $OLLAMA_HOST, http://127.0.0.1:11434)")
+    parser.add_argument("--backend", choices=["ollama", "openai", "embedded"],
+                        help="also list this backend's server (openai needs --host or model.host)")
+
+
+def _config() -> Any:
+    from tui.commands.common import find_repo
+    from tui.core.config import load_config
+    from tui.core.errors import RepoError
+
+    try:
+        repo: Path | None = find_repo()
+    except RepoError:
+        repo = None  # listing models needs no repository
+    return load_config(repo)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = _config()
+    if args.action == "pull":
+        if not args.name:
+            from tui.core.errors import ConfigError
+
+            raise ConfigError("Which model? `devagent models pull NAME`, e.g. qwen2.5-coder:1.5b")
+        return pull(args.name, _ollama_host(args.host, config), sys.stdout)
+    return list_models(config, args.host, args.backend, sys.stdout)
+
+
+def _ollama_host(host: str | None, config: Any) -> str:
+    from tui.core.llm.factory import resolve_host
+
+    return resolve_host(host if host else None, config)
+
+
+def _size(num: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if num < 1000 or unit == "GB":
+            return f"{num:.0f} {unit}" if unit in ("B", "KB", "MB") else f"{num:.1f} {unit}"
+        num /= 1000
+    return f"{num:.1f} GB"
+
+
+def _ollama_client(host: str, timeout: float) -> Any:
+    import httpx
+    import ollama
+
+    return ollama.Client(host=host, timeout=httpx.Timeout(timeout, connect=3.0))
+
+
+def list_models(config: Any, host: str | None, backend: str | None, out: TextIO) -> int:
+    """Print every backend's models; unreachable servers are reported, not fatal."""
+    from tui.core.llm.errors import classify
+    from tui.core.llm.modelcache import find_cached_models, model_dir
+
+    kind = backend or config.model.backend
+    if kind != "openai" or host is None:
+        ollama_host = _ollama_host(host if kind != "openai" else None, config)
+        print(f"Ollama server at {ollama_host}:", file=out)
+        try:
+            listing = _ollama_client(ollama_host, 10.0).list()
+            models = [m for m in listing.models if m.model]
+            for m in models:
+                print(f"  {m.model:<40} {_size(m.size or 0):>9}", file=out)
+            if not models:
+                print("  (no models yet: devagent models pull qwen2.5-coder:1.5b)", file=out)
+        except Exception as exc:  # noqa: BLE001 - the one table words it
+            print(f"  not reachable: {classify(exc, ollama_host).message}", file=out)
+    if kind == "openai":
+        _list_openai(host or config.model.host or None, config, out)
+    print(f"GGUF model files (embedded backend; cache {model_dir()}):", file=out)
+    files = find_cached_models()
+    configured = Path(config.model.model_file).expanduser() if config.model.model_file else None
+    for path in files:
+        mark = "  (configured)" if configured is not None and configured.resolve() == path.resolve() else ""
+        print(f"  {path.name:<40} {_size(path.stat().st_size):>9}{mark}", file=out)
+    if configured is not None and configured not in files:
+        state = _size(configured.stat().st_size) if configured.is_file() else "MISSING"
+        print(f"  {str(configured):<40} {state:>9}  (model.model_file)", file=out)
+    if not files and configured is None:
+        print("  (none: scripts/fetch-test-model 1.5b, or any .gguf with --model-file PATH)", file=out)
+    if importlib.util.find_spec("xllamacpp") is None:
+        print("  the embedded runtime is not installed: pip install -e '.[embedded]'", file=out)
+    return 0
+
+
+def _list_openai(host: str | None, config: Any, out: TextIO) -> None:
+    from tui.core.errors import ModelError
+    from tui.core.llm.base import Deadlines
+    from tui.core.llm.openai_compat import OpenAICompatBackend
+
+    backend = OpenAICompatBackend(host, Deadlines(connect=3.0, chunk=10.0, total=10.0))
+    print(f"OpenAI-compatible server at {backend.host}:", file=out)
+
+    async def names() -> list[str]:
+        try:
+            return await backend.list_models()
+        finally:
+            await backend.close()
+
+    try:
+        for name in asyncio.run(names()):
+            print(f"  {name}", file=out)
+    except ModelError as err:
+        print(f"  not reachable: {err.message}", file=out)
+
+
+class _Bar:
+    """One progress line per layer: redrawn in place on a terminal, a line per status change otherwise."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tty = out.isatty()
+        self.last_status = ""
+        self.last_draw = 0.0
+
+    def update(self, status: str, completed: int | None, total: int | None) -> None:
+        if total and completed is not None and self.tty:
+            now = time.monotonic()
+            if now - self.last_draw < 0.1 and completed < total:
+                return
+            self.last_draw = now
+            frac = min(1.0, completed / total)
+            bar = "#" * int(frac * 30)
+            self.out.write(f"\r{status[:28]:<28} [{bar:<30}] {frac:4.0%} {_size(completed)}/{_size(total)}   ")
+            self.out.flush()
+            self.last_status = status
+            return
+        if status != self.last_status:
+            if self.tty and self.last_status:
+                self.out.write("\n")
+            suffix = f" ({_size(total)})" if total else ""
+            self.out.write(f"{status}{suffix}\n")
+            self.out.flush()
+            self.last_status = status
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+
+
+def pull(name: str, host: str, out: TextIO) -> int:
+    """Pull ``name`` through the Ollama server's API, showing progress. Raises ModelError when it fails."""
+    from tui.core.errors import ServerUnreachable
+    from tui.core.llm.errors import classify
+
+    bar = _Bar(out)
+    try:
+        for part in _ollama_client(host, 600.0).pull(name, stream=True):
+            bar.update(part.status or "", part.completed, part.total)
+    except Exception as exc:  # noqa: BLE001 - the one table words it
+        bar.close()
+        err = classify(exc, host)
+        if not isinstance(err, ServerUnreachable):
+            err.hint = "Check the name at https://ollama.com/library (e.g. qwen2.5-coder:1.5b)."
+        raise err from None
+    bar.close()
+    print(f"{name} is ready on {host}.", file=out)
+    return 0
