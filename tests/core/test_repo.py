@@ -188,3 +188,14 @@ def test_worktree_git_dir(repo: Path, tmp_path: Path) -> None:
     (r.git_dir / "index.lock").write_text("")
     assert r.busy_reason()
     assert Repo(repo).busy_reason() is None  # the main work tree is not locked
+
+
+def test_untracked_executable_and_symlink_stage_with_their_modes(repo: Path) -> None:
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    os.symlink("app.py", repo / "link")
+    r = Repo(repo)
+    r.stage_hunks(r.diff_worktree())
+    modes = {line.split()[3]: line.split()[0] for line in git(repo, "ls-files", "-s").splitlines()}
+    assert modes["run.sh"] == "100755" and modes["link"] == "120000"
+    assert r.read_blob(":link") == b"app.py"

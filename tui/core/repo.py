@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from tui.core.diffs import file_diff, select_hunks, to_bytes, to_text
+from tui.core.diffs import select_hunks, to_bytes, to_text
 from tui.core.errors import NotARepoError, PatchError, RepoBusyError, RepoError
 
 if TYPE_CHECKING:
@@ -198,9 +198,9 @@ class Repo:
         if untracked:
             extra = self.git("ls-files", "-z", "--others", "--exclude-standard", "--", *(paths or []))
             for name in filter(None, to_text(extra).split("\0")):
-                data = self.read_worktree(name)
-                if data is not None:
-                    text += file_diff(name, None, data)
+                # --no-index against /dev/null keeps the file's mode (executable bit, symlink) in the diff
+                proc = self.run_git("diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, name)
+                text += to_text(proc.stdout)
         return text
 
     def diff_staged(self, paths: Sequence[str] | None = None) -> str:
@@ -278,7 +278,7 @@ class Repo:
                             "Stage changes first (`git add`, or approve staging in devagent).")
         kept = self.devagent_dir() / "COMMIT_MSG"
         kept.write_bytes(to_bytes(message if message.endswith("\n") else message + "\n"))
-        args = ["commit", "-F", str(kept), "--cleanup=strip"]
+        args = ["commit", "-F", str(kept), "--cleanup=whitespace"]  # keep lines like "#123 ..."
         if no_verify:
             args.append("--no-verify")
         try:
