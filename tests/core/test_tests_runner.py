@@ -310,3 +310,27 @@ def test_cli_exit_codes_listing_and_json(tmp_path: Path) -> None:
     data = json.loads(_cli(repo, "--all", "--json").stdout)
     assert data["exit_code"] == 1 and [(r["suite"], r["passed"], r["failed"]) for r in data["runs"]] == [
         ("api:pytest", 2, 1), ("js:node", 2, 1)]
+
+
+async def test_run_tests_tool_is_a_command_proposal_with_structured_result(tmp_path: Path) -> None:
+    import shlex
+
+    from tui.core.approval import Decision
+    from tui.core.events import CommandOutput
+    from tui.core.tools.base import ToolContext
+    from tui.core.tools.run_tests import SPEC
+
+    repo = fx.build(tmp_path / "py", fx.PY_FILES)
+    config = load_config(repo)
+    events: list = []
+    ctx = ToolContext(repo=repo.resolve(), config=config, emit=events.append, sandbox=fx.runner_for(repo, config))
+    proposal = await SPEC.propose(ctx, {"selection": "tests/test_ops.py"})
+    assert proposal.kind == "command" and proposal.tool == "run_tests"
+    assert shlex.split(proposal.command)[1:3] == ["-m", "pytest"] and proposal.command.endswith("tests/test_ops.py")
+    assert git(repo, "status", "--porcelain") == "", "proposing runs nothing"
+    result = await SPEC.execute(ctx, proposal, Decision("approve"))
+    data = result.data["test_run"]
+    assert not result.ok and (data["passed"], data["failed"]) == (2, 1)
+    assert data["failures"][0]["test_id"] == "tests/test_ops.py::test_add_wrong"
+    assert result.output.splitlines()[1].startswith("FAIL tests/test_ops.py::test_add_wrong")
+    assert any(isinstance(e, CommandOutput) for e in events)

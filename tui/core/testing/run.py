@@ -100,7 +100,7 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
         argv += ["-o", "junit_family=xunit1", f"--junitxml={_shown(report, suite.cwd)}"]
         if selection:
             argv += [selection] if path_like else ["-k", selection]
-        return Plan(suite, argv, selection, report)
+        return Plan(suite, argv, selection, report, {"PYTHONDONTWRITEBYTECODE": "1"})
     if suite.kind == "node":
         rest = [a for a in argv[1:] if a != "--test" and not a.startswith("--test-reporter")]
         opts = [a for a in rest if a.startswith("-")]
