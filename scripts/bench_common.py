@@ -195,3 +195,23 @@ def no_nagle() -> None:
     from tests import ollama_server
 
     ollama_server._Handler.disable_nagle_algorithm = True
+
+
+def isolate_env(base: Path) -> None:
+    """Never read the developer's config or write into their state dir; fixed git identity."""
+    os.environ["DEVAGENT_CONFIG"] = str(base / "no-user-config.toml")
+    os.environ["XDG_STATE_HOME"] = str(base / "state")
+    os.environ["XDG_CONFIG_HOME"] = str(base / "config")
+    os.environ.pop("OLLAMA_HOST", None)
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        os.environ[key] = GIT_ENV[key]
+
+
+def small_repo(path: Path, files: dict[str, str]) -> Path:
+    """A committed git repo holding ``files``."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (path / name).write_text(text)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=path, env=GIT_ENV, check=True, capture_output=True)
+    return path

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
 import time
@@ -22,30 +21,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import GIT_ENV, no_nagle, scenario, table, write_json  # noqa: E402
+from bench_common import isolate_env, no_nagle, scenario, small_repo, table, write_json  # noqa: E402
 
 TITLE = "Engine round trip (1 tool call)"
-
-
-def isolate_env(base: Path) -> None:
-    """Never read the developer's config or write into their state dir."""
-    os.environ["DEVAGENT_CONFIG"] = str(base / "no-user-config.toml")
-    os.environ["XDG_STATE_HOME"] = str(base / "state")
-    os.environ["XDG_CONFIG_HOME"] = str(base / "config")
-    os.environ.pop("OLLAMA_HOST", None)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        os.environ[key] = GIT_ENV[key]
-
-
-def small_repo(path: Path) -> Path:
-    import subprocess
-
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "app.py").write_text("def add(a, b):\n    return a + b\n")
-    (path / "README.md").write_text("# demo\n")
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "init"]):
-        subprocess.run(["git", *args], cwd=path, env=GIT_ENV, check=True, capture_output=True)
-    return path
+FILES = {"app.py": "def add(a, b):\n    return a + b\n", "README.md": "# demo\n"}
 
 
 async def _engine_once(repo: Path, server: Any) -> tuple[float, list[dict[str, Any]]]:
@@ -100,7 +79,7 @@ async def _measure(repeats: int) -> tuple[list[float], list[float]]:
     no_nagle()
     with tempfile.TemporaryDirectory(prefix="devagent-bench-engine-") as tmp, ScriptedOllama() as server:
         isolate_env(Path(tmp))
-        repo = small_repo(Path(tmp) / "repo")
+        repo = small_repo(Path(tmp) / "repo", FILES)
         _, bodies = await _engine_once(repo, server)  # warm-up, and the exact requests to replay
         await _raw_once(server.url, bodies, server)
         dev: list[float] = []

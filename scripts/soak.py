@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import GIT_ENV, ROOT, no_nagle, rss_mib  # noqa: E402
+from bench_common import GIT_ENV, ROOT, isolate_env, no_nagle, rss_mib, small_repo  # noqa: E402
 
 APP_PY = "def add(a, b):\n    return a + b\n"
 EDITED_PY = "def add(a, b):\n    return b + a\n"
@@ -56,23 +56,8 @@ class Report:
         print(f"VIOLATION: {text}", file=sys.stderr, flush=True)
 
 
-def isolate_env(base: Path) -> None:
-    os.environ["DEVAGENT_CONFIG"] = str(base / "no-user-config.toml")
-    os.environ["XDG_STATE_HOME"] = str(base / "state")
-    os.environ["XDG_CONFIG_HOME"] = str(base / "config")
-    os.environ.pop("OLLAMA_HOST", None)
-    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
-        os.environ[key] = GIT_ENV[key]
-
-
 def make_repo(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "app.py").write_text(APP_PY)
-    (path / "README.md").write_text("# soak\n")
-    (path / "notes.txt").write_text("notes\n")
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "init"]):
-        subprocess.run(["git", *args], cwd=path, env=GIT_ENV, check=True, capture_output=True)
-    return path
+    return small_repo(path, {"app.py": APP_PY, "README.md": "# soak\n", "notes.txt": "notes\n"})
 
 
 def soak_config(repo: Path) -> Any:
