@@ -24,7 +24,8 @@ KEY = "-----BEGIN RSA " + "PRIVATE KEY-----"
 
 
 def env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    """Subprocess environment: this checkout importable, and no real model server reachable by accident."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), "OLLAMA_HOST": os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:9"}
 
 
 def devagent_notty(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -135,12 +136,14 @@ async def test_model_review_respects_its_budget(repo: Path, ollama_server: Scrip
     assert time.monotonic() - started < 25  # hang guard: the stall lasts 30 s
 
 
-def run_in_pty(argv: list[str], cwd: Path, answers: list[tuple[str, str]], timeout: float = 90) -> tuple[int, str]:
+def run_in_pty(argv: list[str], cwd: Path, answers: list[tuple[str, str]], timeout: float = 90,
+               ui: str = "prompt") -> tuple[int, str]:
     """Run argv with a pty as its controlling terminal; when `expect` shows up, type `reply`."""
     pid, fd = pty.fork()
     if pid == 0:  # child
         os.chdir(cwd)
         os.environ.update(env())
+        os.environ.update({"DEVAGENT_REVIEW_UI": ui, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"})
         os.execvp(argv[0], argv)
     seen = ""
     pending = list(answers)
@@ -183,3 +186,21 @@ def test_tty_review_can_unstage_hunks(repo: Path) -> None:
     assert code == 0, seen
     assert git(repo, "diff", "--cached", "--name-only").split() == ["ok.txt"]
     assert (repo / "app.py").read_text() == "import pdb\n"  # still in the working tree
+
+
+def test_tty_full_screen_review(repo: Path) -> None:
+    """The default in a terminal: the Textual review screen (staged diff + findings)."""
+    stage(repo, {"app.py": "import pdb\n"})
+    argv = [sys.executable, "-m", "tui", "review", "--staged", "--no-model"]
+    code, seen = run_in_pty(argv, repo, [("finding(s)", "r")], ui="tui")
+    assert code == 1, seen[-2000:]
+    code, seen = run_in_pty(argv, repo, [("finding(s)", "a")], ui="tui")
+    assert code == 0, seen[-2000:]
+
+
+def test_tty_full_screen_unstage_then_approve(repo: Path) -> None:
+    stage(repo, {"app.py": "import pdb\n", "ok.txt": "fine\n"})
+    argv = [sys.executable, "-m", "tui", "review", "--staged", "--no-model"]
+    code, seen = run_in_pty(argv, repo, [("finding(s)", " u"), ("Unstaged 1", "a")], ui="tui")
+    assert code == 0, seen[-2000:]
+    assert git(repo, "diff", "--cached", "--name-only").split() == ["ok.txt"]

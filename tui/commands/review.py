@@ -171,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _screen_review(repo: "Repo", config: "Config", result: "ReviewResult") -> int | None:
-    """The full-screen review (when the TUI's review screen is available and enabled); None = use the prompt."""
-    if os.environ.get("DEVAGENT_REVIEW_UI", "prompt") != "tui":
+    """The full-screen review; None = use the line prompt (``DEVAGENT_REVIEW_UI=prompt``, or no TUI installed)."""
+    if os.environ.get("DEVAGENT_REVIEW_UI", "tui") != "tui":
         return None
     try:
         from tui.app.screens.review_screen import run_review_app
