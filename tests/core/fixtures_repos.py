@@ -108,6 +108,26 @@ GO_FILES = {
     ),
 }
 
+CARGO_FILES = {
+    "Cargo.toml": '[package]\nname = "adder"\nversion = "0.1.0"\nedition = "2021"\n',
+    ".gitignore": "target/\n",
+    "src/lib.rs": (
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        "    #[test]\n    fn adds() {\n        assert_eq!(add(1, 2), 3);\n    }\n\n"
+        "    #[test]\n    fn adds_wrong() {\n        assert_eq!(add(2, 2), 5);\n    }\n}\n"
+    ),
+}
+
+
+def tool_works(*argv: str) -> bool:
+    """Installed AND usable (rustup without a default toolchain is installed but not usable)."""
+    import subprocess
+
+    try:
+        return subprocess.run(list(argv), capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
 
 def build(path: Path, files: dict[str, str], commit: bool = True) -> Path:
     return make_repo(path, files, commit=commit)

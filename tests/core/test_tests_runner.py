@@ -137,6 +137,16 @@ async def test_real_go_test(tmp_path: Path) -> None:
     assert run.failures[0].test_id.endswith("TestSquareWrong") and run.failures[0].file == "area_test.go"
 
 
+@pytest.mark.skipif(not fx.tool_works("cargo", "--version"), reason="cargo is not installed (or has no toolchain)")
+async def test_real_cargo_test(tmp_path: Path) -> None:
+    repo = fx.build(tmp_path / "crate", fx.CARGO_FILES)
+    run = await _run(repo)
+    assert (run.passed, run.failed, run.parsed_from) == (1, 1, "cargo"), run.output_tail
+    failure = run.failures[0]
+    assert (failure.test_id, failure.file, failure.line) == ("tests::adds_wrong", "src/lib.rs", 16)
+    assert "left == right" in failure.message
+
+
 # --- parsers on captured output (runners that are not installed here) ---------------------------------------
 
 

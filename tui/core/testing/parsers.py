@@ -239,7 +239,8 @@ def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json"
 
 
 CARGO_RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
-CARGO_PANIC = re.compile(r"thread '(?P<name>[^']+)' panicked at (?P<file>[^:\s]+):(?P<line>\d+):(?:\d+:)?\s*(?P<msg>.*)")
+CARGO_PANIC = re.compile(
+    r"thread '(?P<name>[^']+)'(?: \(\d+\))? panicked at (?P<file>[^:\s]+):(?P<line>\d+):(?:\d+:)?\s*(?P<msg>.*)")
 
 
 def parse_cargo(text: str, base: Path, repo: Path) -> Parsed:
@@ -253,7 +254,10 @@ def parse_cargo(text: str, base: Path, repo: Path) -> Parsed:
     for i, line in enumerate(lines):
         m = CARGO_PANIC.search(line)
         if m:
-            msg = m.group("msg") or (lines[i + 1] if i + 1 < len(lines) else "")
+            following = [ln for ln in lines[i + 1:i + 5] if not ln.startswith("note:")]
+            if "" in following:
+                following = following[: following.index("")]
+            msg = m.group("msg") or "\n".join(following)
             out.failures.append(Failure(m.group("name"), _relpath(m.group("file"), base, repo),
                                         int(m.group("line")), msg.strip()))
     return out

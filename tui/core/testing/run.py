@@ -73,6 +73,17 @@ def _relative_to_suite(selection: str, cwd: Path, repo: Path) -> str:
     return rel + sep + rest
 
 
+def _rust_env() -> dict[str, str]:
+    """rustup finds its toolchains through HOME, which the sandbox replaces: name them explicitly."""
+    home = Path.home()
+    env: dict[str, str] = {}
+    for var, default in (("RUSTUP_HOME", home / ".rustup"), ("CARGO_HOME", home / ".cargo")):
+        value = os.environ.get(var) or (str(default) if default.is_dir() else "")
+        if value:
+            env[var] = value
+    return env
+
+
 def _report_path(repo: Path, suffix: str) -> str:
     return str(repo / TMP_DIR / f"report-{uuid.uuid4().hex[:8]}{suffix}")
 
@@ -128,7 +139,7 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
                 argv += ["-run", selection]
         return Plan(suite, argv, selection)
     if suite.kind == "cargo":
-        return Plan(suite, argv + ([selection] if selection else []), selection)
+        return Plan(suite, argv + ([selection] if selection else []), selection, env=_rust_env())
     if selection and suite.kind == "make":
         raise ToolError("a Makefile test target cannot run a subset of tests",
                         "Run the whole suite, or set tests.command in .devagent.toml.")
