@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,24 @@ def test_broken_bwrap_falls_back_loudly(tmp_path: Path, monkeypatch: pytest.Monk
 async def test_no_sandbox_still_applies_limits(repo: Path) -> None:
     result = await _sandbox(repo, "none").run("sleep 30", timeout=0.5)
     assert result.killed == "timeout" and result.exit_code is None
+
+
+def _doctor(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tui", "doctor", *args], cwd=repo, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+
+
+def test_doctor_reports_sandbox_git_config_and_model(repo: Path, ollama_server: object) -> None:
+    result = _doctor(repo, "--host", ollama_server.url)  # type: ignore[attr-defined]
+    assert result.returncode == (0 if BWRAP else 1), result.stdout + result.stderr
+    out = result.stdout
+    assert "git version" in out and str(repo.resolve()) in out and "config" in out
+    assert ("bwrap (active)" if BWRAP else "SANDBOX OFF") in out
+    assert "ready" in out
+
+
+def test_doctor_says_what_to_do_when_things_are_missing(tmp_path: Path) -> None:
+    result = _doctor(tmp_path, "--host", "http://127.0.0.1:9")
+    assert result.returncode == 1
+    assert "FAIL  repo" in result.stdout and "FAIL  model" in result.stdout
+    assert result.stdout.count("fix:") >= 2

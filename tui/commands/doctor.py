@@ -1,0 +1,145 @@
+"""`devagent doctor`: is everything devagent relies on here and working? Each problem comes with what to do.
+
+Checks the sandbox (bwrap present AND working), git and the repository, the
+config files read, and whether the model server answers. Exit code 0 when all
+is well, 1 when anything needs attention.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from tui.commands.common import add_model_options
+
+    add_model_options(parser)
+
+
+def _git_check() -> Check:
+    try:
+        out = subprocess.run(["git", "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("git", False, f"git cannot run ({exc})", "Install git (apt-get install git) and put it on PATH.")
+    return Check("git", out.returncode == 0, out.stdout.strip() or out.stderr.strip(), "Reinstall git.")
+
+
+def _repo_check() -> tuple[Check, Path | None]:
+    from tui.commands.common import find_repo
+    from tui.core.errors import RepoError
+
+    try:
+        repo = find_repo()
+    except RepoError as err:
+        return Check("repo", False, err.message, err.hint or "Run devagent inside a git work tree."), None
+    return Check("repo", True, str(repo)), repo
+
+
+def _sandbox_check(config: object) -> Check:
+    from tui.core.sandbox import detect
+
+    info = detect(config)  # type: ignore[arg-type]
+    label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
+    fix = "" if info.active else (
+        "Install bubblewrap (apt-get install bubblewrap / dnf install bubblewrap) and make sure unprivileged "
+        "user namespaces are allowed; set sandbox.mode = \"auto\" in your user config. Until then every command "
+        "asks for approval and rules never auto-approve.")
+    return Check("sandbox", info.active, label, fix)
+
+
+async def _model_check(config: object, args: argparse.Namespace) -> Check:
+    from tui.core.errors import DevagentError
+
+    try:
+        from tui.core.llm.factory import make_backend
+    except ImportError:
+        return await _http_probe(config, args)
+    try:
+        backend = make_backend(config, backend=args.backend, host=args.host,  # type: ignore[arg-type]
+                               model_file=args.model_file)
+    except DevagentError as err:
+        return Check("model", False, err.message, err.hint)
+    try:
+        info = await asyncio.wait_for(backend.connect(args.model), timeout=30)
+    except DevagentError as err:
+        return Check("model", False, f"{getattr(backend, 'host', '')}: {err.message}", err.hint)
+    except asyncio.TimeoutError:
+        return Check("model", False, f"{getattr(backend, 'host', '')} did not answer within 30 s",
+                     "Check that the model server is running and not overloaded.")
+    finally:
+        try:
+            await backend.close()
+        except Exception:  # closing a half-open client must not hide the real result
+            pass
+    name = getattr(info, "name", "") or str(info)
+    return Check("model", True, f"{getattr(backend, 'host', '')}: model {name} ready")
+
+
+async def _http_probe(config: object, args: argparse.Namespace) -> Check:
+    import os
+
+    import httpx
+
+    host = (args.host or getattr(getattr(config, "model", None), "host", "") or os.environ.get("OLLAMA_HOST")
+            or "http://127.0.0.1:11434").rstrip("/")
+    if "://" not in host:
+        host = f"http://{host}"
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            reply = await client.get(f"{host}/api/version")
+        reply.raise_for_status()
+        return Check("model", True, f"{host}: Ollama {reply.json().get('version', '?')}")
+    except (httpx.HTTPError, ValueError) as exc:
+        return Check("model", False, f"{host} is not reachable ({type(exc).__name__})",
+                     "Start Ollama (`ollama serve`) or point --host / OLLAMA_HOST / model.host at your server.")
+
+
+def collect(args: argparse.Namespace) -> list[Check]:
+    from tui.core.config import Config, load_config, user_config_path
+    from tui.core.errors import ConfigError
+
+    checks = [_git_check()]
+    repo_check, repo = _repo_check()
+    checks.append(repo_check)
+    try:
+        config = load_config(repo)
+        sources = ", ".join(config.sources) or f"none (defaults; user config would be {user_config_path()})"
+        checks.append(Check("config", True, sources))
+    except ConfigError as err:
+        config = Config()
+        checks.append(Check("config", False, err.message, err.hint or "Fix the file named above."))
+    checks.append(_sandbox_check(config))
+    checks.append(asyncio.run(_model_check(config, args)))
+    return checks
+
+
+def render(checks: list[Check], out: TextIO) -> None:
+    out.write("devagent doctor\n")
+    for check in checks:
+        out.write(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name:<8} {check.detail}\n")
+        if not check.ok and check.fix:
+            out.write(f"        {'':<8} fix: {check.fix}\n")
+    problems = sum(not c.ok for c in checks)
+    out.write("all good\n" if not problems else f"{problems} problem{'s' if problems > 1 else ''} found\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    checks = collect(args)
+    render(checks, sys.stdout)
+    return 0 if all(c.ok for c in checks) else 1
