@@ -227,3 +227,36 @@ def test_snapshot_unified_with_a_rejected_hunk(snap_compare, theme: str, size: t
 def test_snapshot_side_by_side(snap_compare, size: tuple[int, int]) -> None:
     app = DiffSnapshotApp("devagent-dark", side_by_side=True, mode="unstaged")
     assert snap_compare(app, terminal_size=size, run_before=_settled)
+
+
+WHOLE_FILE_DIFF = """\
+diff --git a/img.png b/img.png
+index 1111111..2222222 100644
+Binary files a/img.png and b/img.png differ
+diff --git a/old name.txt b/new name.txt
+similarity index 100%
+rename from old name.txt
+rename to new name.txt
+diff --git a/x.py b/x.py
+index 1..2 100644
+--- a/x.py
++++ b/x.py
+@@ -1 +1 @@
+-a = 1
++a = 2
+"""
+
+
+@pytest.mark.parametrize("side_by_side", [False, True])
+async def test_binary_and_rename_count_as_one_hunk_each(side_by_side: bool) -> None:
+    async with opened(WHOLE_FILE_DIFF) as (app, pilot, view):
+        if side_by_side:
+            await pilot.press("s")
+        text = screen_text(view)
+        assert "▌ img.png  binary" in text and "▌ old name.txt → new name.txt" in text and "(renamed)" in text
+        assert view.hunk_count == 3
+        await pilot.press("space", "n", "n", "space")
+        assert view.accepted_hunks() == {1}
+        assert screen_text(view).splitlines()[0].startswith("✗")  # the file bar carries a whole-file mark
+        await pilot.press("p")
+        assert view.current_hunk == 1 and view.current_file == 1

@@ -9,8 +9,10 @@ lines, so even a single million-line hunk pages without a full scan.
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import repeat
 
 from tui.core.diffs import DiffIndex, HunkRef
@@ -23,19 +25,55 @@ def _count(lines: list[str], prefix: str) -> int:
     return sum(map(str.startswith, lines, repeat(prefix)))
 
 
+class _Starts(Sequence[int]):
+    """Hunk start lines, read from the (lazy) hunk list only where a bisect looks."""
+
+    def __init__(self, hunks: Sequence[HunkRef]) -> None:
+        self._hunks = hunks
+
+    def __len__(self) -> int:
+        return len(self._hunks)
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+        return self._hunks[i].start
+
+
+def file_counts(index: DiffIndex) -> list[tuple[int, int]]:
+    """Added and removed lines per file, counted in the text (touching no per-hunk objects)."""
+    text = index.text
+    out = []
+    for f in index.files:
+        if f.binary or f.body_pos >= f.endpos:
+            out.append((0, 0))
+        else:
+            out.append((text.count("\n+", f.body_pos, f.endpos), text.count("\n-", f.body_pos, f.endpos)))
+    return out
+
+
+def number_width(index: DiffIndex) -> int:
+    """Digits needed for the largest line number (each file's last hunk reaches furthest)."""
+    biggest = 1
+    for f in index.files:
+        if len(f.hunks):
+            h = index.hunks[f.hunks[-1]]
+            biggest = max(biggest, h.old_start + h.old_len, h.new_start + h.new_len)
+    return len(str(biggest))
+
+
 class Layout:
     """Classifies diff lines and maps rows to lines for one diff (unified and side by side)."""
 
     def __init__(self, lines: list[str], index: DiffIndex) -> None:
         self.lines = lines
         self.index = index
-        self.hunks: list[HunkRef] = index.hunks
-        self.hunk_starts = [h.start for h in index.hunks]
+        self.hunks: Sequence[HunkRef] = index.hunks
+        self.hunk_starts: Sequence[int] = _Starts(index.hunks)
         self.file_starts = [f.start for f in index.files]
         self._anchors: dict[int, list[tuple[int, int, int]]] = {}
         self.sbs_left: array[int] | None = None
         self.sbs_right: array[int] | None = None
         self.sbs_hunk_rows: list[int] = []
+        self.counts = file_counts(index)
         self.sbs_file_rows: list[int] = []
 
     # -- classification -------------------------------------------------------------------------
@@ -83,60 +121,81 @@ class Layout:
 
     # -- side by side ---------------------------------------------------------------------------
     def build_side_by_side(self) -> None:
-        """Pair removed/added runs; headers and notes get one spanning row (left == right)."""
+        """Pair removed/added runs; headers and notes get one spanning row (left == right).
+
+        One scan over the lines (no per-hunk objects); a hunk whose header says it only adds or only
+        removes is copied in bulk.
+        """
         if self.sbs_left is not None:
             return
+        lines = self.lines
+        n = len(lines)
         left: array[int] = array("i")
         right: array[int] = array("i")
-        hunk_rows = [0] * len(self.hunks)
-        file_rows = [0] * len(self.file_starts)
-        file_at = {start: i for i, start in enumerate(self.file_starts)}
-        lines = self.lines
-
-        def span(a: int, b: int) -> None:
-            for k in range(a, b):
-                if k in file_at:
-                    file_rows[file_at[k]] = len(left)
-            left.extend(range(a, b))
-            right.extend(range(a, b))
-
+        hunk_rows: list[int] = []
+        file_rows: list[int] = []
+        minus: list[int] = []
+        plus: list[int] = []
+        in_file = in_hunk = file_has_hunks = False
         y = 0
-        for hunk in self.hunks:
-            span(y, hunk.start)
-            hunk_rows[hunk.index] = len(left)
-            if hunk.whole_file:
-                span(hunk.start, hunk.end)
-                y = hunk.end
-                continue
-            span(hunk.start, hunk.start + 1)
-            body, end = hunk.start + 1, hunk.end
-            size = end - body
-            if hunk.added == size or hunk.removed == size:  # a new or deleted file: no pairing needed
-                blank = array("i", repeat(-1, size))
-                left.extend(blank if hunk.added == size else range(body, end))
-                right.extend(range(body, end) if hunk.added == size else blank)
-                y = end
-                continue
-            minus: list[int] = []
-            plus: list[int] = []
-            for k in range(body, end):
-                c = lines[k][:1]
+        while y < n:
+            text = lines[y]
+            if text.startswith("diff --git "):
+                _flush(left, right, minus, plus)
+                if in_file and not file_has_hunks:
+                    hunk_rows.append(file_rows[-1])  # a whole-file change (binary, rename, mode)
+                in_file, in_hunk, file_has_hunks = True, False, False
+                file_rows.append(len(left))
+            elif in_file and text.startswith("@@ -") and text[4:5].isdigit():
+                _flush(left, right, minus, plus)
+                in_hunk = file_has_hunks = True
+                hunk_rows.append(len(left))
+                m = _HEADER.match(text)
+                old_len = 1 if m is None or m.group(2) is None else int(m.group(2))
+                new_len = 1 if m is None or m.group(4) is None else int(m.group(4))
+                if old_len == 0 or new_len == 0:  # only adds or only removes: no pairing needed
+                    left.append(y)
+                    right.append(y)
+                    body = range(y + 1, min(n, y + 1 + (new_len or old_len)))
+                    blank = array("i", repeat(-1, len(body)))
+                    left.extend(blank if old_len == 0 else body)
+                    right.extend(body if old_len == 0 else blank)
+                    y += 1 + len(body)
+                    continue
+            elif in_hunk:
+                c = text[:1]
                 if c == "-" and not plus:
-                    minus.append(k)
-                elif c == "+":
-                    plus.append(k)
-                else:
-                    _flush(left, right, minus, plus)
-                    if c == "-":
-                        minus.append(k)
-                    else:
-                        left.append(k)
-                        right.append(k)
-            _flush(left, right, minus, plus)
-            y = end
-        span(y, len(lines))
+                    minus.append(y)
+                    y += 1
+                    continue
+                if c == "+":
+                    plus.append(y)
+                    y += 1
+                    continue
+                _flush(left, right, minus, plus)
+                if c == "-":
+                    minus.append(y)
+                    y += 1
+                    continue
+            left.append(y)
+            right.append(y)
+            y += 1
+        _flush(left, right, minus, plus)
+        if in_file and not file_has_hunks:
+            hunk_rows.append(file_rows[-1])
+        if len(hunk_rows) != len(self.hunks) or len(file_rows) != len(self.file_starts):
+            hunk_rows, file_rows = self._rows_of_starts(left)
         self.sbs_left, self.sbs_right = left, right
         self.sbs_hunk_rows, self.sbs_file_rows = hunk_rows, file_rows
+
+    def _rows_of_starts(self, left: array[int]) -> tuple[list[int], list[int]]:
+        """Fallback for diffs the scan reads differently from DiffIndex: look the header rows up."""
+        row_of = {line: row for row, line in enumerate(left) if line >= 0}
+        hunk_rows = [row_of.get(self.hunks[i].start, 0) for i in range(len(self.hunks))]
+        return hunk_rows, [row_of.get(start, 0) for start in self.file_starts]
+
+
+_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _flush(left: array[int], right: array[int], minus: list[int], plus: list[int]) -> None:

@@ -26,7 +26,7 @@ from textual.theme import Theme
 
 from tui.core.diffs import DiffIndex
 
-from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
+from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout, number_width
 from .diff_render import DiffStyles, Highlighter, safe_segments
 
 MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
@@ -126,12 +126,11 @@ class DiffView(ScrollView, can_focus=True):
         self._pending.clear()
         self._content_cache.clear()
         self._max_len = max(map(len, lines), default=0)
-        biggest = max((max(h.old_start + h.old_len, h.new_start + h.new_len) for h in index.hunks), default=1)
-        self._num_width = len(str(biggest))
+        self._num_width = number_width(index)
         self._title = title
         self._current_file = -1
         self.set_reactive(DiffView.current_hunk, 0 if index.hunks else -1)
-        self.mode = mode if mode in MODES else "proposal"
+        self.mode = mode
         self._update_title()
         self.accepted = set(range(len(index.hunks)))
         if self.side_by_side:
@@ -242,6 +241,9 @@ class DiffView(ScrollView, can_focus=True):
             self.scroll_to(y=self._hunk_rows()[self.current_hunk], animate=False, immediate=True)
         self.refresh()
 
+    def validate_mode(self, mode: str) -> str:
+        return mode if mode in MODES else "proposal"
+
     def watch_mode(self, mode: str) -> None:
         for name in MODES:
             self.set_class(name == mode, f"-{name}")
@@ -346,8 +348,8 @@ class DiffView(ScrollView, can_focus=True):
             self.border_subtitle = Text("no changes")
             return
         index = self._layout.index
-        added = sum(h.added for h in index.hunks)
-        removed = sum(h.removed for h in index.hunks)
+        added = sum(a for a, _ in self._layout.counts)
+        removed = sum(r for _, r in self._layout.counts)
         files = len(index.files)
         self.border_subtitle = Text(
             f"{files} file{'s' if files != 1 else ''} · +{added} −{removed} · "
@@ -479,8 +481,7 @@ class DiffView(ScrollView, can_focus=True):
         assert self._layout is not None
         f = self._layout.index.files[self._layout.file_at_line(line)]
         name = f.path if f.status not in ("renamed", "copied") else f"{f.old_path} → {f.new_path}"
-        added = sum(self._layout.hunks[i].added for i in f.hunks)
-        removed = sum(self._layout.hunks[i].removed for i in f.hunks)
+        added, removed = self._layout.counts[f.index]
         segs, _ = safe_segments(f"▌ {name}", st.file, st.warn)
         extra = f"  +{added} −{removed}" if not f.binary else "  binary"
         if f.status != "modified":

@@ -9,6 +9,8 @@ from textual.widgets.option_list import Option
 
 from tui.core.diffs import DiffIndex
 
+from .diff_layout import file_counts
+
 _STATUS = {"added": "A", "deleted": "D", "renamed": "R", "copied": "C", "modified": "M"}
 
 
@@ -45,9 +47,7 @@ class FileList(OptionList):
         """Replace the rows with the files of ``index`` (None: no files)."""
         options: list[Option] = []
         if index is not None:
-            for f in index.files:
-                added = sum(index.hunks[i].added for i in f.hunks)
-                removed = sum(index.hunks[i].removed for i in f.hunks)
+            for f, (added, removed) in zip(index.files, file_counts(index)):
                 row = Text(no_wrap=True, overflow="ellipsis")
                 row.append(f"{_STATUS.get(f.status, '?')} ", style="bold")
                 row.append(f.path)
