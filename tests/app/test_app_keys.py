@@ -176,3 +176,13 @@ async def test_worktree_diff_shown_when_nothing_proposed(repo: Path) -> None:
         assert getattr(view, "hunk_count", 1) == 1
         ask(app, Proposal(id="d1", kind="edit", summary="edit", diff=EDIT_DIFF, files=["app.py"]))
         await wait_for(pilot, lambda: app.diff_for == "d1")
+
+
+def test_finished_prefix_freezes_only_complete_blocks() -> None:
+    from tui.app.widgets.agent_pane import finished_prefix
+
+    text = "para one\n\n```python\nx = 1\n\ny = 2\n```\ntail"
+    cut = finished_prefix(text, 0)
+    assert text[:cut] == "para one\n\n```python\nx = 1\n\ny = 2\n```\n"  # the blank line inside the fence is not a cut
+    assert finished_prefix("open ```\n", 0) == 0
+    assert finished_prefix("```\nunclosed\n\nstill code\n", 0) == 0

@@ -64,7 +64,7 @@ class DevagentApp(App[int]):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = str(Path(__file__).with_name("app.tcss"))
     TITLE = "devagent"
     ENABLE_COMMAND_PALETTE = True
 

@@ -1,9 +1,11 @@
 """The conversation: prompts, streamed replies (Markdown), tool-call lines and notices.
 
-Streaming follows DESIGN.md: tokens are buffered and flushed at most once per frame;
-``Markdown.append`` re-parses only the last (growing) block, so finished blocks are
-rendered once and stay frozen. A flush never starts while the previous one runs, so
-a slow terminal coalesces more tokens per frame instead of building a backlog.
+Streaming follows DESIGN.md: tokens are buffered and flushed at most once per frame.
+A reply is a column of frozen blocks plus one live block: when a flush completes a
+Markdown block (a blank line outside a code fence), that text is rendered once into its
+own Static and never touched again; only the growing tail is re-rendered per frame.
+Rendering uses rich's Markdown (one widget per frozen chunk, not a widget per element),
+imported on the first reply, so nothing heavy loads before the first frame.
 """
 
 from __future__ import annotations
@@ -11,41 +13,139 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
 
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
 FRAME = 1 / 30
+_FENCES = ("```", "~~~")
 
 
-class Reply(Markdown):
-    """One model message; grows by batched appends while streaming."""
+def finished_prefix(text: str, start: int) -> int:
+    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence)."""
+    cut = start
+    in_fence: str | None = None
+    pos = start
+    previous_blank = False
+    for line in text[start:].splitlines(keepends=True):
+        pos += len(line)
+        if not line.endswith("\n"):
+            break  # a partial line never ends a block
+        stripped = line.strip()
+        if in_fence:
+            if stripped.startswith(in_fence):
+                in_fence = None
+                cut = pos  # a closed fence is a finished block
+            continue
+        fence = next((f for f in _FENCES if stripped.startswith(f)), None)
+        if fence:
+            in_fence = fence
+            continue
+        if not stripped and not previous_blank:
+            cut = pos
+        previous_blank = not stripped
+    return cut
+
+
+def render_markdown(text: str, code_theme: str = "monokai") -> Any:
+    """A rich Markdown renderable: literal text (no console markup), highlighted code blocks."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, code_theme=code_theme, hyperlinks=False)
+
+
+class MarkdownLines(Widget):
+    """Markdown rendered to cached lines per width (line API: only visible lines are painted).
+
+    A frozen block is rendered once per width. The live block re-renders its (small) text per
+    frame and asks for a new layout only when its height changes, so most frames repaint just
+    this widget instead of the whole screen.
+    """
 
     DEFAULT_CSS = """
-    Reply { margin: 0 0 1 0; padding: 0 1; background: transparent; }
+    MarkdownLines { height: auto; }
+    """
+
+    def __init__(self, text: str, code_theme: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = text
+        self.code_theme = code_theme
+        self._cache: tuple[int, list[Strip]] | None = None
+
+    def _lines(self, width: int) -> list[Strip]:
+        width = max(1, width)
+        if self._cache is None or self._cache[0] != width:
+            if not self.text:
+                self._cache = (width, [])
+            else:
+                console = self.app.console
+                lines = console.render_lines(render_markdown(self.text, self.code_theme),
+                                             console.options.update_width(width), pad=True)
+                self._cache = (width, [Strip(line, width) for line in lines])
+        return self._cache[1]
+
+    def set_text(self, text: str) -> None:
+        before = len(self._cache[1]) if self._cache else -1
+        self.text = text
+        self._cache = None
+        width = self.content_size.width
+        after = len(self._lines(width)) if width else -2
+        self.refresh(layout=before != after)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        lines = self._lines(width)
+        line = lines[y] if 0 <= y < len(lines) else Strip.blank(width)
+        return line.apply_style(self.rich_style)
+
+
+class Reply(Vertical):
+    """One model message. ``source`` is all text received; only the unfinished tail is live."""
+
+    DEFAULT_CSS = """
+    Reply { height: auto; margin: 0 0 1 0; padding: 0 1; }
     """
 
     def __init__(self) -> None:
-        super().__init__("")
+        super().__init__()
+        self.source = ""
         self.pending: list[str] = []
-        self.flushing = False
+        self.frozen = 0  # characters of source already rendered into frozen blocks
+        self.blocks = 0
+        self._live = MarkdownLines("", "monokai", classes="live")
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self._live
+
+    def _code_theme(self) -> str:
+        return self.app.get_css_variables().get("syntax-theme", "monokai")
+
+    @property
+    def flushing(self) -> bool:
+        return False
 
     def flush(self) -> bool:
-        """Append everything buffered in one go; False when there was nothing to do."""
-        if not self.pending or self.flushing or not self.is_mounted:
+        """Render everything buffered in one go; False when there was nothing to do."""
+        if not self.pending or not self.is_mounted:
             return False
-        chunk = "".join(self.pending)
+        self.source += "".join(self.pending)
         self.pending.clear()
-        self.flushing = True
-
-        async def run() -> None:
-            try:
-                await self.append(chunk)
-            finally:
-                self.flushing = False
-
-        self.run_worker(run(), group="flush", exit_on_error=False)
+        theme = self._code_theme()
+        cut = finished_prefix(self.source, self.frozen)
+        if cut > self.frozen:
+            block = MarkdownLines(self.source[self.frozen:cut], theme)
+            self.mount(block, before=self._live)
+            self.frozen = cut
+            self.blocks += 1
+        self._live.code_theme = theme
+        self._live.set_text(self.source[self.frozen:])
         return True
 
 

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Benchmark the TUI against a bare Textual app measured in the same run.
+
+  * first frame: a fresh process builds the real app (as `devagent` does, config and session factory
+    included) and prints a marker on its first painted frame; the baseline is a bare App with one
+    Static. Interleaved runs, median. Also records whether ollama / git / unidiff were imported
+    before that frame (they must not be).
+  * streaming: 2,000 tokens fed at 200 tokens/s into the agent pane (headless, animations off);
+    event-loop lag p95 (a 10 ms ticker), the backlog left when the last token was sent, and CPU
+    use over the stream; baseline: the same ticker in a bare app fed at the same rate.
+  * idle memory: RSS of each app after it painted and idled for a second (fresh processes).
+
+    python scripts/bench_tui.py [--quick] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_common import GIT_ENV, rss_mib, scenario, table, write_json  # noqa: E402
+
+# The child prints FRAME <rss MiB> <heavy modules> on its first frame, idles if asked, then exits.
+CHILD = r"""
+import os, sys, time
+kind, repo, idle = sys.argv[1], sys.argv[2], float(sys.argv[3])
+sys.path.insert(0, {root!r})
+from textual.app import App
+from textual.widgets import Static
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+def report(app):
+    heavy = ",".join(m for m in ("ollama", "git", "unidiff") if m in sys.modules) or "-"
+    print("FRAME", round(rss(), 1), heavy, flush=True)
+    if idle:
+        time.sleep(0)  # the idle period runs on the loop below
+    app.set_timer(idle or 0.01, lambda: (print("IDLE", round(rss(), 1), flush=True), app.exit()))
+
+if kind == "bare":
+    class Bare(App):
+        def compose(self):
+            yield Static("hello")
+        def on_mount(self):
+            self.call_after_refresh(report, self)
+    Bare().run(headless=True)
+else:
+    from pathlib import Path
+    from tui.app.launch import open_session
+    from tui.core.config import load_config
+    from tui.app.app import DevagentApp
+    repo = Path(repo)
+    class Timed(DevagentApp):
+        def _after_first_frame(self):
+            report(self)
+            super()._after_first_frame()
+    Timed(repo, load_config(repo), session_factory=open_session,
+          session_options={{"host": "http://127.0.0.1:9"}}).run(headless=True)
+"""
+
+
+def make_repo(root: Path) -> Path:
+    repo = root / "repo"
+    repo.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["config", "commit.gpgsign", "false"]):
+        subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True)
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=GIT_ENV, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "init"], cwd=repo, env=GIT_ENV, check=True)
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
+    return repo
+
+
+def child_env(tmp: Path) -> dict[str, str]:
+    env = {**GIT_ENV, "TEXTUAL_ANIMATIONS": "none", "DEVAGENT_CONFIG": str(tmp / "none.toml"),
+           "XDG_STATE_HOME": str(tmp / "state"), "XDG_CONFIG_HOME": str(tmp / "config")}
+    env.pop("OLLAMA_HOST", None)
+    return env
+
+
+def run_child(kind: str, repo: Path, tmp: Path, idle: float = 0.0) -> dict[str, Any]:
+    """Wall time from spawn to the first-frame marker, RSS then and after ``idle`` seconds."""
+    code = CHILD.format(root=str(ROOT))
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, kind, str(repo), str(idle)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True, env=child_env(tmp))
+    assert proc.stdout is not None
+    result: dict[str, Any] = {}
+    try:
+        for line in proc.stdout:
+            parts = line.split()
+            if parts and parts[0] == "FRAME":
+                result.update(frame=time.perf_counter() - start, rss=float(parts[1]), heavy=parts[2])
+            elif parts and parts[0] == "IDLE":
+                result["idle_rss"] = float(parts[1])
+                break
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if "frame" not in result:
+        raise RuntimeError(f"{kind} app never painted a frame")
+    return result
+
+
+def first_frame(repo: Path, tmp: Path, runs: int) -> list[dict[str, Any]]:
+    run_child("devagent", repo, tmp)  # warm the disk cache and .pyc files
+    run_child("bare", repo, tmp)
+    dev, base, heavy = [], [], set()
+    for _ in range(runs):
+        d = run_child("devagent", repo, tmp)
+        b = run_child("bare", repo, tmp)
+        dev.append(d["frame"])
+        base.append(b["frame"])
+        heavy.add(d["heavy"])
+    note = "heavy modules before the first frame: " + ", ".join(sorted(heavy))
+    return [scenario("tui_first_frame", "First frame: devagent vs bare app", dev, base,
+                     baseline_name="bare Textual App with one Static", target="devagent < 1 s",
+                     target_ok=lambda row: row["devagent"]["median"] < 1.0, notes=note,
+                     extra={"heavy_before_first_frame": sorted(heavy)})]
+
+
+def idle_memory(repo: Path, tmp: Path, runs: int) -> list[dict[str, Any]]:
+    dev = [run_child("devagent", repo, tmp, idle=1.0)["idle_rss"] for _ in range(runs)]
+    base = [run_child("bare", repo, tmp, idle=1.0)["idle_rss"] for _ in range(runs)]
+    return [scenario("tui_idle_rss", "Idle memory (RSS after 1 s)", dev, base, unit="MiB",
+                     baseline_name="bare Textual App with one Static")]
+
+
+async def _stream(app: Any, feed: Any, tokens: int, rate: float, size: tuple[int, int]) -> dict[str, float]:
+    """Feed ``tokens`` at ``rate`` per second with ``feed(i)``; measure loop lag, backlog and CPU."""
+    lags: list[float] = []
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.2)
+        stop = False
+
+        async def ticker() -> None:
+            loop = asyncio.get_running_loop()
+            while not stop:
+                expected = loop.time() + 0.01
+                await asyncio.sleep(0.01)
+                lags.append(max(0.0, loop.time() - expected))
+
+        tick = asyncio.create_task(ticker())
+        cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+        start = time.perf_counter()
+        for i in range(tokens):
+            target = start + i / rate
+            delay = target - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            feed(i)
+        sent = time.perf_counter()
+        drained = await app_drained(app, pilot)
+        end = time.perf_counter()
+        cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+        stop = True
+        await tick
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+    lags.sort()
+    return {"lag_p95": lags[int(len(lags) * 0.95)] if lags else 0.0, "backlog": end - sent if drained else float("inf"),
+            "cpu": cpu / (end - start)}
+
+
+async def app_drained(app: Any, pilot: Any) -> bool:
+    pane = getattr(app, "agent_pane", None)
+    deadline = time.perf_counter() + 30
+    while pane is not None and pane.streaming:
+        if time.perf_counter() > deadline:
+            return False
+        await pilot.pause(0.01)
+    await pilot.pause(0.05)
+    return True
+
+
+def streaming(repo: Path, tokens: int, rate: float, runs: int) -> list[dict[str, Any]]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from tui.app.app import DevagentApp
+    from tui.app.messages import EngineEvent
+    from tui.core.events import TextDelta
+
+    words = ["The ", "quick ", "`code` ", "**bold** ", "word ", "and\n\n", "```python\n", "x = 1\n", "```\n\n"]
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("hello")
+
+    dev, base, backlog, cpu, base_cpu = [], [], [], [], []
+    for _ in range(runs):
+        app = DevagentApp(repo, git_refresh=False)
+        app.agent_pane = None  # type: ignore[attr-defined]
+
+        def feed_dev(i: int, app: Any = app) -> None:
+            if app.agent_pane is None:
+                from tui.app.widgets.agent_pane import AgentPane
+
+                app.agent_pane = app.query_one(AgentPane)
+            app.post_message(EngineEvent(TextDelta(words[i % len(words)])))
+
+        result = asyncio.run(_stream(app, feed_dev, tokens, rate, (160, 48)))
+        dev.append(result["lag_p95"])
+        backlog.append(result["backlog"])
+        cpu.append(result["cpu"])
+        bare = Bare()
+        result = asyncio.run(_stream(bare, lambda i, bare=bare: bare.post_message(EngineEvent(TextDelta("x"))),
+                                     tokens, rate, (160, 48)))
+        base.append(result["lag_p95"])
+        base_cpu.append(result["cpu"])
+    title = f"Streaming {tokens} tok at {rate:.0f}/s: loop lag p95"
+    return [
+        scenario("tui_stream_lag_p95", title, dev, base, baseline_name="bare app fed the same messages",
+                 target="p95 < 50 ms", target_ok=lambda row: row["devagent"]["median"] < 0.05),
+        scenario("tui_stream_backlog", "Streaming: backlog after last token", backlog, None,
+                 target="< 0.2 s", target_ok=lambda row: row["devagent"]["median"] < 0.2),
+        scenario("tui_stream_cpu", "Streaming: CPU (fraction of a core)", cpu, base_cpu, unit="",
+                 baseline_name="bare app fed the same messages"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="few runs and 400 tokens (CI smoke)")
+    parser.add_argument("--json", type=Path, help="write the result rows here")
+    args = parser.parse_args(argv)
+    runs = 3 if args.quick else 11
+    tokens = 400 if args.quick else 2000
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        repo = make_repo(tmp)
+        os.environ.update({k: v for k, v in child_env(tmp).items() if k.startswith(("DEVAGENT", "XDG"))})
+        results += first_frame(repo, tmp, runs)
+        results += streaming(repo, tokens, 200.0, 1 if args.quick else 3)
+        results += idle_memory(repo, tmp, 2 if args.quick else 5)
+    print(table(results))
+    print(f"(this process peak RSS {rss_mib():.0f} MiB; medians of interleaved runs)")
+    if args.json:
+        write_json(args.json, results, quick=args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
