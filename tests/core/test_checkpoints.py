@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -172,5 +173,5 @@ def test_cli_undo_and_checkpoints(repo: Path) -> None:
     assert (repo / "app.py").read_text().startswith("def add")
     again = devagent(repo, "undo", "--yes", "s1/2")  # undo of the undo
     assert again.returncode == 0 and (repo / "app.py").read_text() == "broken\n"
-    data = __import__("json").loads(devagent(repo, "checkpoints", "--json").stdout)
+    data = json.loads(devagent(repo, "checkpoints", "--json").stdout)
     assert [c["name"] for c in data][:3] == ["s1/3", "s1/2", "s1/1"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -68,10 +69,12 @@ async def test_no_server_gives_the_fallback(repo: Path) -> None:
     backend = make_backend(cfg, host=server.url)
     try:
         message = await commitmsg.generate(backend, r.diff_staged(), [])
+        again, source = await commitmsg.generate_with_source(backend, r.diff_staged(), [])
     finally:
         await backend.close()
         server.stop()
-    assert message == "Update app.py"
+    assert message == again == "Update app.py"
+    assert source.startswith("fallback (") and server.url.split("//")[1] in source  # says which server failed
 
 
 def test_sanitize_and_fallback_shapes() -> None:
@@ -92,7 +95,7 @@ def test_sanitize_and_fallback_shapes() -> None:
 
 def devagent(repo: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tui", *args], cwd=repo, capture_output=True, text=True,
-                          input=stdin, timeout=120, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+                          input=stdin, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def hook(repo: Path, name: str, body: str) -> None:
@@ -107,7 +110,7 @@ def test_cli_commit_runs_hooks_and_commits(repo: Path, ollama_server: ScriptedOl
     ollama_server.push(Reply(text="Add greet helper"))
     out = devagent(repo, "commit", "--yes", "--host", ollama_server.url)
     assert out.returncode == 0, out.stderr
-    assert "HOOK-RAN" in out.stdout
+    assert "HOOK-RAN" in out.stdout and "(message from model qwen2.5-coder:1.5b)" in out.stdout
     assert git(repo, "log", "-1", "--format=%s").strip() == "Add greet helper"
     assert "UNSTAGED_WORK" in (repo / "app.py").read_text()  # unstaged work stays unstaged
     assert "UNSTAGED_WORK" not in git(repo, "show", "HEAD:app.py")

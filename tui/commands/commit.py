@@ -46,9 +46,12 @@ async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, stag
 
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)
     try:
-        return await commitmsg.generate(backend, staged, subjects, model=args.model or config.model.name or None)
+        message, source = await commitmsg.generate_with_source(backend, staged, subjects,
+                                                               model=args.model or config.model.name or None)
     finally:
         await backend.close()
+    print(f"(message from {source})")
+    return message
 
 
 def _edit(repo: "Repo", message: str) -> str:

@@ -75,14 +75,21 @@ def _prompt(staged_diff: str, recent_subjects: list[str], conventional: bool) ->
 async def generate(backend: "Backend", staged_diff: str, recent_subjects: list[str], *,
                    model: str | None = None, timeout: float = 120.0) -> str:
     """Ask the model for a message for ``staged_diff``; fall back to :func:`fallback_message` when it cannot."""
+    return (await generate_with_source(backend, staged_diff, recent_subjects, model=model, timeout=timeout))[0]
+
+
+async def generate_with_source(backend: "Backend", staged_diff: str, recent_subjects: list[str], *,
+                               model: str | None = None, timeout: float = 120.0) -> tuple[str, str]:
+    """(message, where it came from): "model NAME", or "fallback (why)" so front ends can say so."""
     from tui.core.errors import ModelError
 
     conventional = uses_conventional(recent_subjects)
     if not staged_diff.strip():
-        return fallback_message(staged_diff, recent_subjects)
+        return fallback_message(staged_diff, recent_subjects), "fallback (nothing staged)"
+    name: list[str] = []
 
     async def ask() -> str:
-        await backend.connect(model)
+        name.append((await backend.connect(model)).name)
         text: list[str] = []
         async for chunk in backend.stream_chat(_prompt(staged_diff, recent_subjects, conventional),
                                                options={"temperature": 0.2}):
@@ -91,9 +98,14 @@ async def generate(backend: "Backend", staged_diff: str, recent_subjects: list[s
 
     try:
         raw = await asyncio.wait_for(ask(), timeout)
-    except (ModelError, asyncio.TimeoutError):
-        return fallback_message(staged_diff, recent_subjects)
-    return sanitize(raw, staged_diff, conventional) or fallback_message(staged_diff, recent_subjects)
+    except ModelError as exc:
+        return fallback_message(staged_diff, recent_subjects), f"fallback ({exc.message})"
+    except asyncio.TimeoutError:
+        return fallback_message(staged_diff, recent_subjects), f"fallback (no answer within {timeout:.0f}s)"
+    message = sanitize(raw, staged_diff, conventional)
+    if not message:
+        return fallback_message(staged_diff, recent_subjects), "fallback (the model's reply was empty)"
+    return message, f"model {name[0] if name else ''}".strip()
 
 
 def sanitize(text: str, staged_diff: str = "", conventional: bool = False) -> str:
