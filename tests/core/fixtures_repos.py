@@ -184,3 +184,30 @@ def runner_for(repo: Path, config: object):  # -> Sandbox | LocalRunner
     except ImportError:
         return LocalRunner(repo)
     return Sandbox(repo, config)  # type: ignore[arg-type]
+
+
+# Reports captured from real runs (jest 29 / vitest 1.6 on src/sum.test.js: 1 passed, 1 failed, 1 skipped),
+# trimmed to the fields the parser reads. ROOT stands for the project directory.
+JEST_REPORT = {
+    "numPassedTests": 1, "numFailedTests": 1, "numPendingTests": 1, "numTodoTests": 0, "success": False,
+    "testResults": [{"name": "ROOT/src/sum.test.js", "status": "failed", "message": "  ● sum › adds wrong",
+                     "assertionResults": [
+                         {"fullName": "sum adds", "status": "passed", "failureMessages": [],
+                          "location": {"column": 3, "line": 3}},
+                         {"fullName": "sum adds wrong", "status": "failed", "location": {"column": 3, "line": 6},
+                          "failureMessages": [
+                              "Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 5\n"
+                              "Received: 4\n    at Object.toBe (ROOT/src/sum.test.js:7:23)\n"
+                              "    at Promise.then.completed (ROOT/node_modules/jest-circus/build/utils.js:298:28)"]},
+                         {"fullName": "sum later", "status": "pending", "failureMessages": [],
+                          "location": {"column": 8, "line": 9}}]}],
+}
+VITEST_REPORT = {
+    "numPassedTests": 2, "numFailedTests": 1, "numPendingTests": 0, "numTodoTests": 0, "success": False,
+    "testResults": [{"name": "ROOT/src/sum.test.js", "status": "failed", "message": "",
+                     "assertionResults": [
+                         {"fullName": " sum adds", "status": "passed", "failureMessages": [], "location": None},
+                         {"fullName": " sum adds wrong", "status": "failed", "location": {"line": 8, "column": 23},
+                          "failureMessages": ["expected 4 to be 5 // Object.is equality"]},
+                         {"fullName": " sum later", "status": "skipped", "failureMessages": [], "location": None}]}],
+}

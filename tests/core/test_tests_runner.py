@@ -165,11 +165,22 @@ def test_jest_and_vitest_json(tmp_path: Path) -> None:
         ],
     }
     parsed = parsers.parse_jest_json(json.dumps(data), tmp_path, tmp_path)
-    assert (parsed.passed, parsed.failed, parsed.errored, parsed.skipped) == (4, 1, 1, 1)
+    assert (parsed.passed, parsed.failed, parsed.errored, parsed.skipped) == (1, 1, 1, 0)  # per-test statuses win
     assert parsed.failures[1] == Failure("src/Broken.test.tsx", "src/Broken.test.tsx", None,
                                          "SyntaxError: Unexpected token", "error")
     assert (parsed.failures[0].test_id, parsed.failures[0].file, parsed.failures[0].line) == (
         "Button clicks", "src/Button.test.tsx", 12)
+
+
+def test_captured_jest_and_vitest_reports(tmp_path: Path) -> None:
+    for report, line, message in ((fx.JEST_REPORT, 7, "Expected: 5\nReceived: 4"),
+                                  (fx.VITEST_REPORT, 8, "expected 4 to be 5")):
+        text = json.dumps(report).replace("ROOT", str(tmp_path))
+        parsed = parsers.parse_jest_json(text, tmp_path, tmp_path)
+        assert (parsed.passed, parsed.failed, parsed.skipped, parsed.errored) == (1, 1, 1, 0)
+        [failure] = parsed.failures
+        assert (failure.test_id, failure.file, failure.line) == ("sum adds wrong", "src/sum.test.js", line)
+        assert message in failure.message and " at " not in failure.message
 
 
 def test_go_json_and_cargo_and_summary(tmp_path: Path) -> None:

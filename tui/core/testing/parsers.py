@@ -11,6 +11,13 @@ from pathlib import Path
 from tui.core.testing.model import Failure
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
 @dataclass
 class Parsed:
     passed: int = 0
@@ -213,9 +220,15 @@ def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json"
     if not isinstance(data, dict) or "testResults" not in data:
         return Parsed()
     out = Parsed(source=source)
-    out.passed = int(data.get("numPassedTests", 0))
-    out.failed = int(data.get("numFailedTests", 0))
-    out.skipped = int(data.get("numPendingTests", 0)) + int(data.get("numTodoTests", 0))
+    statuses = [a.get("status") for r in data["testResults"] for a in r.get("assertionResults", [])]
+    if statuses:  # per-test statuses: vitest's totals count skipped tests as passed
+        out.passed = statuses.count("passed")
+        out.failed = statuses.count("failed")
+        out.skipped = len(statuses) - out.passed - out.failed
+    else:
+        out.passed = int(data.get("numPassedTests", 0))
+        out.failed = int(data.get("numFailedTests", 0))
+        out.skipped = int(data.get("numPendingTests", 0)) + int(data.get("numTodoTests", 0))
     for result in data.get("testResults", []):
         file = result.get("name", "")
         asserts = result.get("assertionResults", [])
@@ -226,15 +239,19 @@ def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json"
         for a in asserts:
             if a.get("status") != "failed":
                 continue
-            messages = "\n".join(a.get("failureMessages") or [])
-            line = (a.get("location") or {}).get("line")
+            messages = strip_ansi("\n".join(a.get("failureMessages") or []))
+            line = None  # the failing line in the test file beats the test's declaration line
+            for m in JS_LOC.finditer(messages):
+                if Path(m.group("file").removeprefix("file://")).name == Path(file).name:
+                    line = int(m.group("line"))
+                    break
             if line is None:
-                for m in JS_LOC.finditer(messages):
-                    if Path(m.group("file").removeprefix("file://")).name == Path(file).name:
-                        line = int(m.group("line"))
-                        break
-            first = "\n".join(messages.strip().splitlines()[:8])
-            out.failures.append(Failure(a.get("fullName") or a.get("title", ""), _relpath(file, base, repo), line, first))
+                line = (a.get("location") or {}).get("line")
+            text_lines = messages.strip().splitlines()
+            stack = next((i for i, ln in enumerate(text_lines) if ln.strip().startswith("at ")), len(text_lines))
+            first = "\n".join(text_lines[: min(stack, 8)]).strip()
+            test_id = (a.get("fullName") or a.get("title") or "").strip()
+            out.failures.append(Failure(test_id, _relpath(file, base, repo), line, first))
     return out
 
 

@@ -212,7 +212,7 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
     return TestRun(
         suite=plan.suite.name, passed=parsed.passed, failed=parsed.failed, errored=parsed.errored,
         skipped=parsed.skipped, duration=float(result.duration), exit_code=result.exit_code,
-        failures=parsed.failures, output_tail=result.output[-TAIL_CHARS:],
+        failures=parsed.failures, output_tail=parsers.strip_ansi(result.output[-TAIL_CHARS * 2:])[-TAIL_CHARS:],
         command=command if command is not None else plan.command, killed=result.killed or "",
         parsed_from=parsed.source,
     )
