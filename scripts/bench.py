@@ -38,6 +38,7 @@ class Script:
     quick_timeout: float
     full_timeout: float
     full_flags: tuple[str, ...] = ()  # passed in full mode when the script's --help offers them
+    quick_fallback: tuple[str, ...] = ()  # passed in quick mode when the script has no --quick
     quick_skip: str = ""  # skip in --quick mode, with this reason
 
 
@@ -45,7 +46,8 @@ SCRIPTS = [
     Script("tui", "bench_tui.py", "Cold start / streaming / idle memory", 50, 300),
     Script("diff", "bench_diff.py", "Big diff first paint", 50, 600, full_flags=("--big",)),
     Script("repo", "bench_repo.py", "Repo status + diff refresh", 40, 300),
-    Script("sandbox", "bench_sandbox.py", "Sandboxed `true` vs plain", 20, 120),
+    Script("sandbox", "bench_sandbox.py", "Sandboxed `true` vs plain", 30, 120,
+           quick_fallback=("--repeats", "10")),
     Script("engine", "bench_engine.py", "Engine round trip (1 tool call)", 30, 180),
     Script("model", "bench_model.py", "Real model tasks", 0, 900,
            quick_skip="real-model scenarios are not part of --quick"),
@@ -57,13 +59,23 @@ def _short(text: str, limit: int = 160) -> str:
     return (lines[-1] if lines else "")[:limit]
 
 
-def _flags_offered(path: Path, flags: tuple[str, ...]) -> list[str]:
+def _help(path: Path) -> str:
     try:
-        helptext = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True,
-                                  timeout=30, cwd=HERE.parent).stdout
+        return subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True,
+                              timeout=30, cwd=HERE.parent).stdout
     except (subprocess.TimeoutExpired, OSError):
-        return []
-    return [f for f in flags if f in helptext]
+        return ""
+
+
+def _mode_flags(spec: Script, path: Path, quick: bool) -> list[str]:
+    """--quick when the script has it (else its fallback flags); in full mode the optional extras it offers."""
+    if quick and not spec.quick_fallback:
+        return ["--quick"]
+    helptext = _help(path)
+    if quick:
+        return ["--quick"] if "--quick" in helptext else \
+            [f for f in spec.quick_fallback if not f.startswith("--") or f in helptext]
+    return [f for f in spec.full_flags if f in helptext]
 
 
 def run_script(spec: Script, quick: bool) -> tuple[list[dict[str, Any]], float]:
@@ -77,7 +89,7 @@ def run_script(spec: Script, quick: bool) -> tuple[list[dict[str, Any]], float]:
     with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
         out = Path(tmp) / "result.json"
         argv = [sys.executable, str(path), "--json", str(out)]
-        argv += ["--quick"] if quick else _flags_offered(path, spec.full_flags)
+        argv += _mode_flags(spec, path, quick)
         started = time.perf_counter()
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=HERE.parent,
@@ -140,6 +152,33 @@ def _from_diff(data: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _stats_row(stats: dict[str, Any]) -> list[float]:
+    """A {median_ms, min_ms, max_ms, n} summary as a sample list with the same median, min and max."""
+    med, lo, hi = (float(stats[k]) / 1000 for k in ("median_ms", "min_ms", "max_ms"))
+    n = int(stats.get("n", 3))
+    return [lo, hi] + [med] * max(1, n - 2)
+
+
+def _from_sandbox(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """bench_sandbox.py's own shape: {sandbox, results: {"plain subprocess": {median_ms, ...}, ...}}."""
+    res = data.get("results") or {}
+    plain = res.get("plain subprocess")
+    if not isinstance(plain, dict):
+        return []
+    rows = []
+    for key, name, title in (("runner, bwrap", "sandbox_bwrap", "Sandboxed `true` (bwrap)"),
+                             ("runner, no sandbox", "sandbox_runner", "Runner without sandbox, `true`")):
+        stats = res.get(key)
+        if not isinstance(stats, dict):
+            continue
+        row = scenario(name, title, _stats_row(stats), _stats_row(plain), baseline_name="plain subprocess `true`",
+                       target="overhead < 20 ms", target_ok=lambda r: r["overhead"] < 0.020,
+                       notes=f"sandbox: {data.get('sandbox')}; median/min/max from the script's summary")
+        row["devagent"]["repeats"] = int(stats.get("n", 0))
+        rows.append(row)
+    return rows
+
+
 def _generic(spec: Script, data: Any) -> list[dict[str, Any]]:
     """Unknown shape: keep the figures, as notes, so nothing measured is lost."""
     flat: dict[str, Any] = {}
@@ -159,8 +198,9 @@ def _generic(spec: Script, data: Any) -> list[dict[str, Any]]:
 def normalize(spec: Script, data: Any) -> list[dict[str, Any]]:
     if isinstance(data, dict) and isinstance(data.get("scenarios"), list):
         return [_complete(r, spec) for r in data["scenarios"] if isinstance(r, dict)]
-    if isinstance(data, dict) and spec.name == "diff":
-        rows = _from_diff(data)
+    adapters = {"diff": _from_diff, "sandbox": _from_sandbox}
+    if isinstance(data, dict) and spec.name in adapters:
+        rows = adapters[spec.name](data)
         if rows:
             return rows
     return _generic(spec, data)
