@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -189,9 +188,9 @@ def restore(repo: Path | Repo, cp: Checkpoint, *, session_id: str | None = None)
             writes.append((path, new_mode, new_sha))
     for path in deletes:
         _remove(r.root, path)
-    blobs = _cat_blobs(r, [sha for _, _, sha in writes])
+    blobs = r.read_blobs([sha for _, _, sha in writes])
     for path, mode, sha in writes:
-        _write(r.root, path, mode, blobs[sha])
+        _write(r.root, path, mode, blobs[sha] or b"")
     return before
 
 
@@ -231,22 +230,6 @@ def _write(root: Path, path: str, mode: str, data: bytes) -> None:
     tmp.write_bytes(data)
     tmp.chmod(0o755 if mode == "100755" else 0o644)
     os.replace(tmp, target)
-
-
-def _cat_blobs(r: Repo, shas: list[str]) -> dict[str, bytes]:
-    """Many blobs through one ``git cat-file --batch``."""
-    unique = list(dict.fromkeys(shas))
-    if not unique:
-        return {}
-    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=r.root, input="\n".join(unique).encode() + b"\n",
-                          capture_output=True, timeout=r.timeout, check=True)
-    out, pos, blobs = proc.stdout, 0, {}
-    for sha in unique:
-        eol = out.index(b"\n", pos)
-        size = int(out[pos:eol].split()[2])
-        blobs[sha] = out[eol + 1:eol + 1 + size]
-        pos = eol + 1 + size + 1
-    return blobs
 
 
 def prune(repo: Path | Repo, keep: int, session_id: str | None = None) -> int:

@@ -221,6 +221,34 @@ class Repo:
         proc = self.run_git("cat-file", "blob", spec)
         return proc.stdout if proc.returncode == 0 else None
 
+    def blob_sizes(self, specs: list[str]) -> dict[str, int | None]:
+        """Object sizes for many specs (``:path``, ``HEAD:path``, shas) in one ``git cat-file --batch-check``."""
+        if not specs:
+            return {}
+        out = self.git("cat-file", "--batch-check=%(objectsize)", input="".join(f"{s}\n" for s in specs).encode())
+        sizes: dict[str, int | None] = {}
+        for spec, line in zip(specs, to_text(out).splitlines()):
+            sizes[spec] = int(line) if line.isdigit() else None  # "<spec> missing" otherwise
+        return sizes
+
+    def read_blobs(self, specs: list[str]) -> dict[str, bytes | None]:
+        """Many blobs through one ``git cat-file --batch`` (None for a spec that does not exist)."""
+        unique = list(dict.fromkeys(specs))
+        if not unique:
+            return {}
+        out = self.git("cat-file", "--batch", input="".join(f"{s}\n" for s in unique).encode())
+        pos, blobs = 0, {}
+        for spec in unique:
+            eol = out.index(b"\n", pos)
+            header = out[pos:eol].split()
+            if len(header) < 3 or header[-1] == b"missing" or not header[2].isdigit():
+                blobs[spec], pos = None, eol + 1
+                continue
+            size = int(header[2])
+            blobs[spec] = out[eol + 1:eol + 1 + size]
+            pos = eol + 1 + size + 1
+        return blobs
+
     def recent_subjects(self, n: int = 10) -> list[str]:
         if self.head() is None:
             return []

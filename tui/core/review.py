@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from tui.core.repo import Repo
 
 SEVERITIES = ("error", "warning", "info")
+PARSE_LIMIT = 5 * 1024 * 1024  # larger files are not parsed (a syntax check is not worth the wait)
+_PARSERS = (".py", ".json", ".toml")
 
 
 @dataclass(frozen=True)
@@ -112,21 +114,22 @@ def check_lines(diff: str) -> list[Finding]:
 def check_files(repo: "Repo", diff: str, config: "Config") -> list[Finding]:
     """Large and binary files, and staged files that do not parse."""
     out: list[Finding] = []
-    idx = DiffIndex.from_text(diff)
+    files = [f for f in DiffIndex.from_text(diff).files if f.status != "deleted"]
     limit = config.review.max_file_kb * 1024
-    for f in idx.files:
-        if f.status == "deleted":
-            continue
-        data = repo.read_blob(f":{f.path}")
-        if data is None:
-            continue
-        if len(data) > limit:
+    sizes = repo.blob_sizes([f":{f.path}" for f in files])
+    parseable = [f":{f.path}" for f in files if not f.binary and f.path.endswith(_PARSERS)
+                 and (sizes.get(f":{f.path}") or 0) <= PARSE_LIMIT]
+    blobs = repo.read_blobs(parseable)
+    for f in files:
+        size = sizes.get(f":{f.path}")
+        if size is not None and size > limit:
             out.append(Finding(f.path, None, "warning", "large-file",
-                               f"{len(data) // 1024} KiB (review.max_file_kb is {config.review.max_file_kb})"))
+                               f"{size // 1024} KiB (review.max_file_kb is {config.review.max_file_kb})"))
         if f.binary:
             out.append(Finding(f.path, None, "info", "binary-file", "a binary file"))
             continue
-        problem = _parse_problem(f.path, data)
+        data = blobs.get(f":{f.path}")
+        problem = _parse_problem(f.path, data) if data is not None else None
         if problem:
             out.append(Finding(f.path, problem[0], "error", "syntax", problem[1]))
     return out
