@@ -297,14 +297,14 @@ class DevagentApp(App[int]):
         self._update_keys()
 
     async def _engine_call(self, method: str, argument: str) -> None:
-        from tui.core.events import ErrorEvent, TurnDone
+        from tui.core.events import ErrorEvent
 
         try:
             await getattr(self.session, method)(argument)
         except DevagentError as err:
             self.emit(ErrorEvent(err.message, err.hint, source="engine"))
         except asyncio.CancelledError:
-            self.emit(TurnDone("cancelled"))
+            self.call_later(self.query_one(AgentPane).end_reply)
             raise
         except Exception as err:  # an engine bug must not kill the UI
             self.emit(ErrorEvent(f"{type(err).__name__}: {err}", "This is a devagent bug; please report it."))
@@ -414,7 +414,7 @@ class DevagentApp(App[int]):
     def _on_turn_done(self, event: Any) -> None:
         agent = self.query_one(AgentPane)
         agent.end_reply()
-        if event.reason not in ("complete",) and event.reason:
+        if event.reason not in ("complete", "cancelled") and event.reason:  # Esc already said "cancelled"
             agent.add_notice(f"turn {event.reason}", "warning" if event.reason == "cancelled" else "info")
         self._update_keys()
         self.refresh_repo()

@@ -25,7 +25,7 @@ class OutputPane(Vertical):
     DEFAULT_CSS = """
     OutputPane { height: 1fr; }
     OutputPane #output-header { height: 1; padding: 0 1; background: $boost; }
-    OutputPane Log { height: 1fr; }
+    OutputPane Log { height: 1fr; background: $surface; scrollbar-background: $surface; }
     """
 
     def __init__(self, max_lines: int = 5000, clock: Callable[[], float] = time.monotonic, **kwargs: Any) -> None:

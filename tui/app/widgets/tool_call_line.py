@@ -105,7 +105,7 @@ class ToolCallLine(Static):
         text = Text()
         text.append(f"{_ICONS.get(self.state, '·')} ", style="bold")
         text.append(self.tool_name, style="bold")
-        text.append(" ")
+        text.append("  ")
         text.append(one_line(describe_arguments(self.tool_name, self.arguments), 120))
         text.append(f"  [{self.state}]")
         if self.result:
