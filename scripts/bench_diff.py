@@ -33,7 +33,9 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from textual.app import App, ComposeResult  # noqa: E402
-from textual.geometry import Region  # noqa: E402
+from rich.segment import Segment  # noqa: E402
+from textual.geometry import Region, Size  # noqa: E402
+from textual.scroll_view import ScrollView  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
 from tui.app.themes import THEME_VARIABLE_DEFAULTS, install_themes  # noqa: E402
@@ -83,6 +85,45 @@ class BenchView(DiffView):
         strips = super().render_lines(crop)
         BenchView.frames.append(time.perf_counter())
         return strips
+
+
+class BareView(ScrollView):
+    """The floor: a ScrollView painting one fixed line per row (Textual's own cost of a page step)."""
+
+    def render_line(self, y: int) -> Strip:
+        row = y + round(self.scroll_y)
+        return Strip([Segment(f"{row:>7} + plain text of a diff line, no colours ".ljust(150))], 150)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        strips = super().render_lines(crop)
+        BenchView.frames.append(time.perf_counter())
+        return strips
+
+
+class BareApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield BareView()
+
+
+async def measure_bare(rows: int, steps: int) -> float:
+    """Median ms per page-down of BareView: the baseline for the viewer's page step."""
+    app = BareApp()
+    async with app.run_test(size=(160, 50)) as pilot:
+        view = app.query_one(BareView)
+        view.virtual_size = Size(150, rows)
+        view.scroll_to(y=rows - (steps + 2) * view.size.height, animate=False, immediate=True)
+        await pilot.pause()
+        times = []
+        for _ in range(steps):
+            start = time.perf_counter()
+            view.action_page_down()
+            BenchView.frames = []
+            for _ in range(20):
+                await pilot.pause()
+                if BenchView.frames:
+                    break
+            times.append((BenchView.frames[0] - start) * 1000 if BenchView.frames else float("nan"))
+    return statistics.median(times)
 
 
 class BenchApp(App[None]):
@@ -190,6 +231,7 @@ def main() -> int:
                 row["bat_s"] = "skipped: batcat not installed (apt-get install bat)"
             row["index_s"] = timed(lambda: DiffIndex.from_text(text))
             row.update(asyncio.run(measure_view(text, steps)))
+            row["bare_scrollview_page_ms_median"] = asyncio.run(measure_bare(int(row["lines"]), steps))
             row["peak_index_layout_mib"] = measure_memory(text)
             row["diff_text_mib"] = len(text) / 2**20
             results[str(size)] = row
@@ -212,6 +254,8 @@ def print_table(results: dict[str, dict[str, float | str]]) -> None:
             ratio = ""
             if key.endswith("_s") and key != "git_color_s":
                 ratio = f"  ({value / git_s:.2f}x git diff --color)"
+            elif key.endswith("page_ms_median") and "bare" not in key:
+                ratio = f"  ({value / float(row['bare_scrollview_page_ms_median']):.2f}x bare ScrollView)"
             unit = "" if "_ms" in key or key.endswith("_mib") else " s"
             print(f"  {key:28} {value:10.3f}{unit}{ratio}")
 

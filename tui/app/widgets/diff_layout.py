@@ -70,6 +70,7 @@ class Layout:
         self.hunk_starts: Sequence[int] = _Starts(index.hunks)
         self.file_starts = [f.start for f in index.files]
         self._anchors: dict[int, list[tuple[int, int, int]]] = {}
+        self._last = (-1, 0, 0)  # (hunk, start, end) of the last lookup
         self.sbs_left: array[int] | None = None
         self.sbs_right: array[int] | None = None
         self.sbs_hunk_rows: list[int] = []
@@ -79,9 +80,15 @@ class Layout:
     # -- classification -------------------------------------------------------------------------
     def hunk_at_line(self, y: int) -> int:
         """The hunk containing diff line ``y``, or -1 (file headers, preamble)."""
-        h = bisect_right(self.hunk_starts, y) - 1
-        if h >= 0 and y < self.hunks[h].end:
+        h, start, end = self._last
+        if start <= y < end:  # rows are drawn top to bottom: usually the same hunk as the last row
             return h
+        h = bisect_right(self.hunk_starts, y) - 1
+        if h >= 0:
+            hunk = self.hunks[h]
+            if y < hunk.end:
+                self._last = (h, hunk.start, hunk.end)
+                return h
         return -1
 
     def file_at_line(self, y: int) -> int:

@@ -59,27 +59,38 @@ class Highlighter:
         self._theme: Any = None
 
     def set_theme(self, name: str) -> None:
-        if name == self._theme_name:
-            return
-        from rich.syntax import PygmentsSyntaxTheme
-        from pygments.util import ClassNotFound
+        """Use the Pygments style ``name`` (loaded on first use, so the first frame never waits for it)."""
+        if name != self._theme_name:
+            self._theme_name = name
+            self._theme = None
+            self._cache.clear()
 
-        try:
-            self._theme = PygmentsSyntaxTheme(name)
-        except ClassNotFound:
-            self._theme = PygmentsSyntaxTheme("monokai")
-        self._theme_name = name
-        self._cache.clear()
+    def _syntax_theme(self) -> Any:
+        if self._theme is None:
+            from pygments.util import ClassNotFound
+            from rich.syntax import PygmentsSyntaxTheme
+
+            try:
+                self._theme = PygmentsSyntaxTheme(self._theme_name or "monokai")
+            except ClassNotFound:
+                self._theme = PygmentsSyntaxTheme("monokai")
+        return self._theme
+
+    def ready(self, path: str) -> bool | None:
+        """True: can highlight ``path`` now; False: never (unknown type); None: not looked up yet."""
+        lexer = self._lexers.get(_lexer_key(path), ...)
+        if lexer is ...:
+            return None
+        return lexer is not None and self._theme is not None
 
     def clear(self) -> None:
         self._cache.clear()
 
     def lexer_for(self, path: str) -> Any:
         """A lexer for ``path`` from Pygments' static table (its own lookup scans plugins: over a second)."""
-        base = path.rsplit("/", 1)[-1]
-        key = "." + base.rsplit(".", 1)[-1] if "." in base else base
+        key = _lexer_key(path)
         if key not in self._lexers:
-            self._lexers[key] = _lexer_for(base)
+            self._lexers[key] = _lexer_for(path.rsplit("/", 1)[-1])
         return self._lexers[key]
 
     def cached(self, key: int, path: str) -> list[tuple[str, Style]] | None:
@@ -94,10 +105,10 @@ class Highlighter:
         if hit is not None:
             return hit
         lexer = self.lexer_for(path)
-        if lexer is None or self._theme is None:
+        if lexer is None:
             return None
         pieces: list[tuple[str, Style]] = []
-        get_style = self._theme.get_style_for_token
+        get_style = self._syntax_theme().get_style_for_token
         for ttype, value in lexer.get_tokens(code):
             if value:
                 st = get_style(ttype)
@@ -107,6 +118,11 @@ class Highlighter:
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return pieces
+
+
+def _lexer_key(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    return "." + base.rsplit(".", 1)[-1] if "." in base else base
 
 
 _SIMPLE: dict[str, tuple[str, str]] = {}

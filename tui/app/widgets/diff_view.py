@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from time import perf_counter
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -33,6 +33,15 @@ MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged"
 ACCEPT, REJECT = "✓ ", "✗ "
 HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
 CONTENT_CACHE = 2048  # rendered lines kept
+
+
+class _Frame(NamedTuple):
+    width: int
+    left: int
+    top: int
+    side_by_side: bool
+    accepted: set[int]
+    current: int
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -403,18 +412,22 @@ class DiffView(ScrollView, can_focus=True):
         self._content_cache.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        # read reactives once per frame, not once per row
         self._lex_spent = 0.0
+        self._frame = _Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
+                             self.side_by_side, self.accepted, self.current_hunk)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        row = y + round(self.scroll_y)
+        frame = self._frame
+        width = frame.width
+        row = y + frame.top
         if self._layout is None or not self._layout.lines:
             text = "  No changes to show." if y == 0 else ""
             segs = Segment.adjust_line_length([Segment(text, self.styles_for_diff.meta)], width, style=self.styles_for_diff.plain)
         elif row >= self._row_count():
             segs = [Segment(" " * width, self.styles_for_diff.plain)]
-        elif self.side_by_side:
+        elif frame.side_by_side:
             segs = self._render_sbs(row, width)
         else:
             segs = self._render_unified(row, width)
@@ -422,8 +435,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def _line_content(self, line: int, h: int, kind: str, st: DiffStyles) -> tuple[list[Segment], Style]:
         """Content segments (prefix + code) for one diff line, and the style that fills the row (cached)."""
-        rejected = h >= 0 and h not in self.accepted
-        key = (line, rejected, h == self.current_hunk)
+        rejected = h >= 0 and h not in self._frame.accepted
+        key = (line, rejected, h == self._frame.current)
         hit = self._content_cache.get(key)
         if hit is not None:
             return hit
@@ -441,11 +454,12 @@ class DiffView(ScrollView, can_focus=True):
         if kind == FILE:
             return self._file_title(line, h, st), st.file
         if kind == HUNK:
-            style = st.hunk_current if h == self.current_hunk else st.hunk
-            if rejected and h != self.current_hunk:
+            current = h == self._frame.current
+            style = st.hunk_current if current else st.hunk
+            if rejected and not current:
                 style = st.rejected
             segs, _ = safe_segments(text, style, st.warn)
-            return segs, style if h == self.current_hunk else st.plain
+            return segs, style if current else st.plain
         if kind in (META, NOTE):
             return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], st.plain
         if rejected:
@@ -462,8 +476,9 @@ class DiffView(ScrollView, can_focus=True):
         if not unsafe and not rejected and code:
             path = self._layout.index.files[self._layout.hunks[h].file_index].path
             tokens = self._highlighter.cached(line, path)
-            if tokens is None and self._highlighter.lexer_for(path) is not None:
-                if self._lex_spent < HIGHLIGHT_BUDGET:
+            ready = self._highlighter.ready(path) if tokens is None else False
+            if ready is not False:  # None: Pygments not loaded yet; that waits for the frame after this one
+                if ready and self._lex_spent < HIGHLIGHT_BUDGET:
                     started = perf_counter()
                     tokens = self._highlighter.tokens(line, code.expandtabs(4), path)
                     self._lex_spent += perf_counter() - started
@@ -492,7 +507,7 @@ class DiffView(ScrollView, can_focus=True):
     def _mark(self, h: int, kind: str, st: DiffStyles) -> Segment:
         if h < 0:
             return Segment("  ", st.gutter)
-        accepted = h in self.accepted
+        accepted = h in self._frame.accepted
         if kind == HUNK or (kind == FILE and self._layout is not None and self._layout.hunks[h].whole_file):
             return Segment(ACCEPT if accepted else REJECT, st.accept_mark if accepted else st.reject_mark)
         return Segment("▏ " if accepted else "┊ ", st.gutter if accepted else st.rejected)
@@ -517,7 +532,7 @@ class DiffView(ScrollView, can_focus=True):
     def _join_row(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> list[Segment]:
         """Gutter, then the content scrolled by scroll_x, cropped or padded (with ``fill``) to ``width``."""
         room = max(0, width - sum(len(seg.text) for seg in gutter))
-        x = round(self.scroll_x)
+        x = self._frame.left
         if x:
             content = list(Segment.divide(content, [x, x + room]))[1] if content else []
         return gutter + Segment.adjust_line_length(content, room, style=fill)
