@@ -71,10 +71,13 @@ class Case:
     kw: dict
 
 
-def corpus(tag: str) -> list[Case]:
-    """``tag`` is a unique fraction put into every sleep/sh argv so leftovers can be found."""
+def corpus(tag: str, flood: bool) -> list[Case]:
+    """``tag`` is a unique fraction put into every sleep/sh argv so leftovers can be found.
+
+    The 1 GB flood runs once (in the first mode): the output path is the same in both modes.
+    """
     s = f"300.{tag}"
-    return [
+    cases = [
         Case("never-exits", f"sleep {s}", "timeout", {"timeout": 1}),
         Case("ignores-sigterm", f"sh -c 'trap \"\" TERM; while :; do sleep 0.2; done' m{tag}", "timeout",
              {"timeout": 1}),
@@ -86,8 +89,10 @@ def corpus(tag: str) -> list[Case]:
         Case("idle-output", f"echo start; sleep {s}", "idle", {"idle_timeout": 1}),
         Case("waits-on-tty", f"cat /dev/tty; read line; echo read-rc=$?; sleep 0.{tag}", "", {}),
         Case("forks-many", f"for i in $(seq 40); do sleep {s} & done; wait", "timeout", {"timeout": 1}),
-        Case("prints-1gb", "yes devagent | head -c 1G", "", {"timeout": 50}),
     ]
+    if flood:
+        cases.append(Case("prints-1gb", "yes devagent | head -c 1G", "", {"timeout": 50}))
+    return cases
 
 
 def _sandbox(repo: Path, mode: str) -> Sandbox:
@@ -101,7 +106,7 @@ def _sandbox(repo: Path, mode: str) -> Sandbox:
 async def test_process_corpus_ends_everything(repo: Path, mode: str) -> None:
     tag = str(secrets.randbelow(10**6)).zfill(6)
     sandbox = _sandbox(repo, mode)
-    cases = corpus(tag)
+    cases = corpus(tag, flood=mode == _modes()[0])
     batches: dict[str, list[int]] = {c.name: [] for c in cases}
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -115,15 +120,17 @@ async def test_process_corpus_ends_everything(repo: Path, mode: str) -> None:
     for case, result in results:
         assert result.killed == case.expect_killed, (case.name, result)
     by_name = {case.name: result for case, result in results}
-    assert by_name["setsid-double-fork"].output.strip() == "parent-done"
+    assert by_name["setsid-double-fork"].output.startswith("parent-done")
     assert "read-rc=1" in by_name["waits-on-tty"].output
+    assert await no_leftovers(tag) == []
+    if "prints-1gb" not in by_name:
+        return
     big = by_name["prints-1gb"]
     assert big.exit_code == 0 and big.dropped_bytes > 1_000_000_000 - 200_000
     assert len(big.output.encode()) < 100_000 + 200 and "bytes of output dropped" in big.output
     assert max(batches["prints-1gb"]) <= LIVE_BATCH_CAP + 200, "live output must be capped per batch"
     assert len(batches["prints-1gb"]) <= big.duration * 20 + 3, "live output is batched at most ~20 times a second"
     assert (peak_after - peak_before) < 300_000, "devagent's memory must stay bounded (ru_maxrss is in KiB)"
-    assert await no_leftovers(tag) == []
 
 
 @pytest.mark.parametrize("mode", _modes())
