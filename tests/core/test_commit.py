@@ -172,3 +172,24 @@ async def test_stage_and_commit_tools(repo: Path) -> None:
     done = await COMMIT.execute(ctx, commit, Decision("approve", message="Add new.txt (edited)"))
     assert done.ok, done.output
     assert git(repo, "log", "-1", "--format=%s").strip() == "Add new.txt (edited)"
+
+
+def test_cli_interactive_edit_then_commit(repo: Path) -> None:
+    from tests.core.test_review import run_in_pty
+
+    staged_and_unstaged(repo)
+    editor = {"GIT_EDITOR": "sed -i '1s/^/edited: /'"}
+    argv = [sys.executable, "-m", "tui", "commit", "--no-model"]
+    code, seen = run_in_pty(argv, repo, [("Commit?", "e\n"), ("Commit?", "y\n")], extra_env=editor)
+    assert code == 0, seen
+    assert "| Update app.py" in seen
+    assert git(repo, "log", "-1", "--format=%s").strip() == "edited: Update app.py"
+
+
+def test_cli_interactive_decline(repo: Path) -> None:
+    from tests.core.test_review import run_in_pty
+
+    staged_and_unstaged(repo)
+    code, seen = run_in_pty([sys.executable, "-m", "tui", "commit", "-m", "x"], repo, [("Commit?", "n\n")])
+    assert code == 1 and "Not committed" in seen
+    assert git(repo, "log", "-1", "--format=%s").strip() == "initial commit"

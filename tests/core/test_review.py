@@ -137,15 +137,17 @@ async def test_model_review_respects_its_budget(repo: Path, ollama_server: Scrip
 
 
 def run_in_pty(argv: list[str], cwd: Path, answers: list[tuple[str, str]], timeout: float = 90,
-               ui: str = "prompt") -> tuple[int, str]:
+               ui: str = "prompt", extra_env: dict[str, str] | None = None) -> tuple[int, str]:
     """Run argv with a pty as its controlling terminal; when `expect` shows up, type `reply`."""
     pid, fd = pty.fork()
     if pid == 0:  # child
         os.chdir(cwd)
         os.environ.update(env())
-        os.environ.update({"DEVAGENT_REVIEW_UI": ui, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"})
+        os.environ.update({"DEVAGENT_REVIEW_UI": ui, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none",
+                           **(extra_env or {})})
         os.execvp(argv[0], argv)
     seen = ""
+    mark = 0
     pending = list(answers)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -158,9 +160,10 @@ def run_in_pty(argv: list[str], cwd: Path, answers: list[tuple[str, str]], timeo
             if not data:
                 break
             seen += data.decode(errors="replace")
-        if pending and pending[0][0] in seen:
+        if pending and pending[0][0] in seen[mark:]:  # only output that came after the last answer counts
             os.write(fd, pending.pop(0)[1].encode())
             seen += "\n<sent>\n"
+            mark = len(seen)
     else:
         os.kill(pid, 9)
     _, status = os.waitpid(pid, 0)
