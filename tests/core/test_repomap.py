@@ -39,7 +39,7 @@ def _repo(tmp_path: Path) -> Path:
 
 def test_symbols_per_language() -> None:
     py = symbols_for("a.py", FILES["api/billing/invoice.py"])
-    assert py == ["class Invoice(total)", "def send_invoice"]
+    assert py == ["class Invoice(total)", "send_invoice"]
     ts = symbols_for("B.tsx", FILES["web/src/components/Button/Button.tsx"])
     assert ts == ["Button", "BUTTON_SIZES"]
     assert symbols_for("main.go", FILES["svc/main.go"]) == ["Server", "Serve", "main"]
@@ -50,10 +50,10 @@ def test_ranked_by_request_and_within_budget(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     text = build_repo_map(repo, "fix the total on invoices", 400)
     lines = text.splitlines()
-    assert lines[1] == "api/billing/invoice.py: class Invoice(total), def send_invoice"
+    assert lines[0] == "api/billing/invoice.py: class Invoice(total), send_invoice"
     assert "secret/keys.py" not in text and "untracked.py" not in text  # tracked files only
     button = build_repo_map(repo, "make the Button bigger", 400).splitlines()
-    assert button[1].startswith("web/src/components/Button/Button.tsx: Button")
+    assert button[0].startswith("web/src/components/Button/Button.tsx: Button")
     small = build_repo_map(repo, "invoice", 30)
     assert len(small) <= 30 * 4 and "invoice.py" in small and "more files" in small
 
@@ -67,11 +67,11 @@ def test_cache_is_incremental_and_persisted(tmp_path: Path) -> None:
     assert first.parsed == 0
     (repo / "api/users.py").write_text("def create_user(name):\n    return name\n\n\ndef delete_user(name):\n    pass\n")
     first.refresh()
-    assert first.parsed == 1 and first.entries["api/users.py"].symbols == ["def create_user", "def delete_user"]
+    assert first.parsed == 1 and first.entries["api/users.py"].symbols == ["create_user", "delete_user"]
     git(repo, "rm", "-q", "docs/notes.md")
     first.refresh()
     assert "docs/notes.md" not in first.entries and first.parsed == 0
     second = RepoMap(repo)  # a new process: the cache on disk is reused
     second.refresh()
-    assert second.parsed == 0 and second.entries["api/users.py"].symbols[-1] == "def delete_user"
+    assert second.parsed == 0 and second.entries["api/users.py"].symbols[-1] == "delete_user"
     assert "delete_user" in build_repo_map(repo, "delete a user", 200)

@@ -21,10 +21,11 @@ CHARS_PER_TOKEN = 4
 MAX_FILE_BYTES = 256_000
 MAX_SYMBOLS = 12
 MAX_LINE = 200  # one file's line in the map
-CACHE_VERSION = 2  # bump when symbol extraction changes
+CACHE_VERSION = 3  # bump when symbol extraction changes
 STOPWORDS = {"the", "a", "an", "and", "or", "to", "of", "in", "on", "for", "with", "add", "make", "fix", "use", "is",
              "it", "be", "this", "that", "test", "tests", "run", "new", "please", "can", "you", "me", "my", "from"}
 
+TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|[._-](test|spec)\.[^/]+$")
 JS_PATTERNS = [
     re.compile(r"^export\s+(?:default\s+)?(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)", re.M),
     re.compile(r"^export\s+(?:default\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)", re.M),
@@ -56,7 +57,7 @@ def python_symbols(text: str) -> list[str]:
                        and not n.name.startswith("_")][:5]
             out.append(f"class {node.name}" + (f"({', '.join(methods)})" if methods else ""))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append(f"def {node.name}")
+            out.append(node.name)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if node.targets[0].id.isupper() and not node.targets[0].id.startswith("_"):
                 constants.append(node.targets[0].id)
@@ -216,23 +217,26 @@ class RepoMap:
     def render(self, query: str, budget_tokens: int) -> str:
         self.refresh()
         wanted = words(query)
+        wants_tests = bool(re.search(r"\btest|spec\b", query, re.I))
         recent = self.recent()
         scored: list[tuple[float, str]] = []
         for path, entry in self.entries.items():
             score = 3.0 * len(wanted & words(path)) + 2.0 * len(wanted & words(" ".join(entry.symbols)))
             score += recent.get(path, 0.0) + (0.3 if entry.symbols else 0.0) - 0.05 * path.count("/")
+            if not wants_tests and TEST_PATH.search(path):
+                score -= 1.0  # source before tests unless the request is about tests
             scored.append((score, path))
         scored.sort(key=lambda item: (-item[0], item[1]))
         budget = max(0, budget_tokens) * CHARS_PER_TOKEN
-        header = f"Repo map ({len(scored)} tracked files, most relevant first):"
-        lines = [header]
-        used = len(header) + 1
+        max_line = min(MAX_LINE, max(60, budget // 6))  # small budgets: more files, fewer symbols each
+        lines: list[str] = []
+        used = 0
         shown = 0
         for _, path in scored:
             symbols = self.entries[path].symbols
             line = f"{path}: {', '.join(symbols)}" if symbols else path
-            if len(line) > MAX_LINE:
-                line = line[: MAX_LINE - 4].rsplit(", ", 1)[0] + ", ..."
+            if len(line) > max_line:
+                line = line[: max_line - 4].rsplit(", ", 1)[0] + ", ..."
             if used + len(line) + 1 > budget - 40:
                 if symbols and used + len(path) + 1 <= budget - 40:
                     line = path  # the path alone still fits
@@ -248,5 +252,5 @@ class RepoMap:
 
 
 def build_repo_map(repo: Path, query: str, budget_tokens: int) -> str:
-    """The ranked map, at most ``budget_tokens`` (about 4 characters each)."""
+    """The ranked map (one ``path: symbols`` line per file, no header), at most ``budget_tokens`` (~4 chars each)."""
     return RepoMap.for_repo(repo).render(query, budget_tokens)
