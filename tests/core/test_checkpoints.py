@@ -75,7 +75,7 @@ def test_list_and_metadata(repo: Path) -> None:
     assert [c.sha for c in listed] == [b.sha, a.sha]
     assert listed[0].label == "second: with colon" and listed[0].files == ["app.py"]
     assert listed[0].session_id == "s1" and listed[0].number == 2 and listed[0].created >= listed[1].created
-    assert cps.resolve(repo, None).sha == b.sha
+    assert cps.resolve(repo, None).sha == a.sha  # b holds exactly what is on disk now: nothing to undo there
     assert cps.resolve(repo, "s1/1").sha == a.sha
     assert cps.resolve(repo, "2").sha == a.sha
 
@@ -175,3 +175,15 @@ def test_cli_undo_and_checkpoints(repo: Path) -> None:
     assert again.returncode == 0 and (repo / "app.py").read_text() == "broken\n"
     data = json.loads(devagent(repo, "checkpoints", "--json").stdout)
     assert [c["name"] for c in data][:3] == ["s1/3", "s1/2", "s1/1"]
+
+
+def test_default_undo_target_skips_checkpoints_equal_to_now(repo: Path) -> None:
+    before = cps.create(repo, "before command", "s1")
+    (repo / "app.py").write_text("changed by a command\n")
+    after = cps.create(repo, "after command", "s1")  # a snapshot of the current state
+    assert after.tree and after.tree != before.tree
+    assert cps.resolve(repo, None).sha == before.sha
+    cps.restore(repo, cps.resolve(repo, None))
+    assert (repo / "app.py").read_text().startswith("def add")
+    cps.restore(repo, cps.resolve(repo, None))  # undo of the undo
+    assert (repo / "app.py").read_text() == "changed by a command\n"

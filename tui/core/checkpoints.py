@@ -39,6 +39,7 @@ class Checkpoint:
     session_id: str
     files: list[str] = field(default_factory=list)  # changed since the previous checkpoint (or HEAD)
     number: int = 0
+    tree: str = ""  # the saved working tree
 
     @property
     def short(self) -> str:
@@ -73,13 +74,15 @@ def list_checkpoints(repo: Path | Repo, session_id: str | None = None) -> list[C
     """Newest first; only one session's when ``session_id`` is given."""
     r = _repo(repo)
     prefix = f"{REF_ROOT}/{_safe_session(session_id)}/" if session_id else f"{REF_ROOT}/"
-    out = to_text(r.git("for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%00%00", prefix))
+    out = to_text(r.git("for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)%00%(contents)%00%00", prefix))
     cps: list[Checkpoint] = []
     for record in out.split("\0\0\n"):
         if not record.strip():
             continue
-        ref, sha, message = (record.split("\0", 2) + ["", ""])[:3]
-        cps.append(_parse(ref.strip(), sha, message))
+        ref, sha, tree, message = (record.split("\0", 3) + ["", "", ""])[:4]
+        cp = _parse(ref.strip(), sha, message)
+        cp.tree = tree
+        cps.append(cp)
     cps.sort(key=lambda c: (c.created, c.number), reverse=True)
     return cps
 
@@ -131,18 +134,22 @@ def create(repo: Path | Repo, label: str, session_id: str) -> Checkpoint:
     for n in range(max(numbers, default=0) + 1, max(numbers, default=0) + 50):
         ref = f"{REF_ROOT}/{session}/{n}"
         if r.run_git("update-ref", ref, sha, "").returncode == 0:  # "" = must not exist yet
-            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n)
+            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree)
     raise RepoError("Could not record a checkpoint: too many concurrent checkpoints for this session.")
 
 
 def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
-    """A checkpoint by ``<session>/<n>``, full ref, sha prefix or list position (``1`` = newest); None = newest."""
+    """A checkpoint by ``<session>/<n>``, full ref, sha prefix or list position (``1`` = newest).
+
+    None = the newest checkpoint whose files differ from the working tree now, i.e. what undo should restore.
+    """
     cps = list_checkpoints(repo)
     if not cps:
         raise RepoError("There are no checkpoints in this repository yet.",
                         "devagent takes one before every approved edit and command.")
-    if name is None:
-        return cps[0]
+    if name is None:  # the newest one that differs from now (skips e.g. a checkpoint taken after a command)
+        now = snapshot_tree(_repo(repo))
+        return next((cp for cp in cps if cp.tree != now), cps[0])
     for cp in cps:
         if name in (cp.ref, cp.short) or (len(name) >= 7 and cp.sha.startswith(name)):
             return cp
