@@ -167,7 +167,7 @@ def hard_denies(command: str, commands: list[ParsedCommand] | None) -> list[str]
         if prog in ("shutdown", "reboot", "halt", "poweroff") or (prog in ("init", "telinit") and pos[:1] in (["0"], ["6"])):
             hits.append("shutdown")
         runs_code = prog in T.SHELLS or prog in T.INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", prog or "-")
-        if runs_code and (cmd.stdin_from in T.NETWORK or (any(cmd.dynamic) and any(
+        if runs_code and (set(cmd.stdin_from.split(" | ")) & T.NETWORK or (any(cmd.dynamic) and any(
                 c.nested and c.program in T.NETWORK for c in commands))):
             hits.append("pipe-to-shell")
         if prog == "function" and cmd.args and re.search(

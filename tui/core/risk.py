@@ -28,7 +28,7 @@ class ParsedCommand:
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target word)
     wrappers: list[str] = field(default_factory=list)
     background: bool = False  # ended with & (or run under nohup/setsid)
-    stdin_from: str = ""  # program piping into this one ("" = none)
+    stdin_from: str = ""  # the programs piping into this one, "curl | tee" ("" = none)
     nested: bool = False  # inside $(...), `...` or <(...)
     text: str = ""
 
@@ -79,10 +79,6 @@ class Risk:
     commands: list[ParsedCommand]
 
 
-class _Unparseable(Exception):
-    pass
-
-
 # ---------------------------------------------------------------- parsing
 
 
@@ -118,7 +114,8 @@ def _walk(node: Any, src: str, out: list[ParsedCommand], *, background: bool, st
                 continue
             before = len(out)
             _walk(part, src, out, background=background, stdin_from=prev, nested=nested)
-            prev = next((c.program or "?" for c in out[before:] if not c.nested), prev) or "?"
+            program = next((c.program or "?" for c in out[before:] if not c.nested), "?")
+            prev = f"{prev} | {program}" if prev else program
     elif kind == "command":
         _command(node, src, out, background=background, stdin_from=stdin_from, nested=nested)
     elif kind == "function":
@@ -382,7 +379,9 @@ def _exec_labels(lab: _Labeller, cmd: ParsedCommand, prog: str, flags: set[str],
         elif pos and pos[0][1]:
             lab.add("shell-exec", f"{prog} runs a script computed at run time ({pos[0][0]})")
         elif not pos and cmd.stdin_from:
-            lab.add("shell-exec", f"pipes {cmd.stdin_from} into {prog}")
+            upstream = set(cmd.stdin_from.split(" | "))
+            how = "decodes or prints text and pipes it" if upstream & T.DECODERS else f"pipes {cmd.stdin_from}"
+            lab.add("shell-exec", f"{how} into {prog}")
     if prog in T.EVALUATORS:
         lab.add("shell-exec", f"{prog} runs text as commands")
     if prog in ("awk", "gawk", "mawk") and any(re.search(r"system\s*\(|\|\s*\"|print[^;]*>", w) for w, _ in pos[:1]):
