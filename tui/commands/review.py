@@ -105,6 +105,7 @@ def _print(result: "ReviewResult", out: "IO[str] | Tty") -> None:
 
 def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tty) -> int:
     from tui.core.diffs import DiffIndex
+    from tui.core.errors import DevagentError
     from tui.core.review import ReviewResult, deterministic
 
     while True:
@@ -135,7 +136,11 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
             picked = {int(t) - 1 for t in tty.readline().split() if t.isdigit()}
             picked &= set(range(len(idx.hunks)))
             if picked:
-                repo.unstage_hunks(staged, picked)
+                try:
+                    repo.unstage_hunks(staged, picked)
+                except DevagentError as err:  # e.g. `git commit -a` holds index.lock while its hooks run
+                    tty.write(f"Cannot unstage here: {err.message}\nReject, unstage, then commit again.\n")
+                    continue
                 tty.write(f"Unstaged {len(picked)} hunk(s); they stay in your working tree.\n")
                 result = ReviewResult(deterministic(repo, repo.diff_staged(), config), result.model_status)
 
