@@ -85,6 +85,16 @@ def test_next_vitest_conventions(tmp_path: Path) -> None:
         assert "error TS1" not in out.stdout  # syntax errors only: react types are not installed
 
 
+def test_fresh_next_app_defaults(tmp_path: Path) -> None:
+    files = {"package.json": '{"dependencies": {"next": "14", "react": "18"}}\n', "tsconfig.json": "{}\n",
+             "app/page.tsx": "export default function Home() {\n  return <main />;\n}\n",
+             "app/layout.tsx": "export default function Layout({ children }) {\n  return children;\n}\n"}
+    repo = fx.build(tmp_path / "fresh", files)
+    scaffold = build_scaffold(repo, "component", "Button")
+    assert sorted(scaffold.files) == ["components/Button.test.tsx", "components/Button.tsx"]
+    assert "export function Button" in scaffold.files["components/Button.tsx"]  # route files' default exports ignored
+
+
 async def test_python_module_imports_and_its_test_passes(tmp_path: Path) -> None:
     repo = fx.build(tmp_path / "py", fx.PY_FILES)
     done = await _approve(repo, "module", "text_utils")

@@ -15,7 +15,7 @@ from tui.core.config import Config, load_config
 from tui.core.errors import ToolError
 from tui.core.events import FixAttempt
 from tui.core.tests_runner import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run,
-                                   run_plan)
+                                   run_plan, run_tests)
 from tui.core.testing import parsers
 
 
@@ -279,7 +279,9 @@ async def test_fix_loop_with_real_pytest(tmp_path: Path) -> None:
         test_file.write_text(test_file.read_text().replace("== 5", "== 4"))
         return True
 
-    result = await fix_loop(lambda: _run(repo), ask, limit=load_config(repo).tests.fix_attempts)
+    config = load_config(repo)
+    runner = fx.runner_for(repo, config)
+    result = await fix_loop(lambda: run_tests(repo, config, runner=runner), ask, limit=config.tests.fix_attempts)
     assert result.reason == "passed" and result.attempts == 1
     assert [(r.passed, r.failed) for r in result.runs] == [(2, 1), (3, 0)]
 

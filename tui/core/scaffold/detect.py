@@ -14,6 +14,8 @@ from tui.core.testing.detect import SKIP_DIRS, list_files
 JS_EXT = (".tsx", ".jsx", ".ts", ".js", ".mjs", ".cjs")
 TEST_RE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
 STORY_RE = re.compile(r"\.stories\.[cm]?[jt]sx?$")
+# Next.js route files must default-export: they say nothing about the repo's own export style.
+NEXT_SPECIAL = {"page", "layout", "route", "loading", "error", "not-found", "template", "default", "_app", "_document"}
 
 
 @dataclass
@@ -102,7 +104,8 @@ def _js_conventions(root: Path, files: list[str], pkg: dict, conv: Conventions) 
         conv.test_framework = "node"
     conv.esm = pkg.get("type") == "module"
     code = [f for f in files if f.endswith(JS_EXT) and not f.endswith(".d.ts") and "config" not in Path(f).name]
-    comps = [f for f in code if f.endswith((".tsx", ".jsx")) and not TEST_RE.search(f) and not STORY_RE.search(f)]
+    comps = [f for f in code if f.endswith((".tsx", ".jsx")) and not TEST_RE.search(f) and not STORY_RE.search(f)
+             and Path(f).name.split(".")[0] not in NEXT_SPECIAL]
     under_components = [f for f in comps if "components/" in f]
     sample = under_components or comps
     if under_components:

@@ -217,3 +217,13 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
         parsed_from=parsed.source,
     )
 
+
+
+async def run_tests(repo: Path, config: "Config", selection: str = "", suite_name: str = "", *,
+                    runner: Runner | None = None, on_output: Callable[[str], None] | None = None) -> TestRun:
+    """Detect, pick (by name, by the selected file, or the only suite), plan and run: for front ends' keys."""
+    from tui.core.testing.detect import choose_suite, detect_suites
+
+    repo = Path(os.path.realpath(repo))
+    suite = choose_suite(detect_suites(repo, config), suite_name, selection, repo)
+    return await run_plan(plan_run(suite, selection, repo), repo, config, runner=runner, on_output=on_output)
