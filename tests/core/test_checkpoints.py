@@ -153,6 +153,8 @@ def test_prune_keeps_newest_and_current_session(repo: Path) -> None:
     assert left == {cur[0].sha, cur[1].sha, old[3].sha}
     assert cps.prune(repo, keep=0, session_id="current") == 1
     assert {c.sha for c in cps.list_checkpoints(repo)} == {c.sha for c in cur}
+    newest = cps.create(repo, "new session", "next", keep=1)  # pruning as part of create
+    assert [c.sha for c in cps.list_checkpoints(repo)] == [newest.sha]
 
 
 def test_cli_undo_and_checkpoints(repo: Path) -> None:

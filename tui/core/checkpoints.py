@@ -111,8 +111,11 @@ def _changed(r: Repo, old_tree: str | None, new_tree: str) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
-def create(repo: Path | Repo, label: str, session_id: str) -> Checkpoint:
-    """Save the working tree; the developer's index, HEAD and branches stay exactly as they were."""
+def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None = None) -> Checkpoint:
+    """Save the working tree; the developer's index, HEAD and branches stay exactly as they were.
+
+    With ``keep`` (config.checkpoints.keep), older checkpoints of other sessions are pruned afterwards.
+    """
     r = _repo(repo)
     tree = snapshot_tree(r)
     previous = list_checkpoints(r)
@@ -134,6 +137,8 @@ def create(repo: Path | Repo, label: str, session_id: str) -> Checkpoint:
     for n in range(max(numbers, default=0) + 1, max(numbers, default=0) + 50):
         ref = f"{REF_ROOT}/{session}/{n}"
         if r.run_git("update-ref", ref, sha, "").returncode == 0:  # "" = must not exist yet
+            if keep is not None:
+                prune(r, keep, session)
             return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree)
     raise RepoError("Could not record a checkpoint: too many concurrent checkpoints for this session.")
 
