@@ -76,11 +76,13 @@ def test_profile_order_and_flags(repo: Path) -> None:
 async def test_environment_is_an_allow_list(repo: Path, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-commands")
     monkeypatch.setenv("MY_TOOL_VAR", "passed")
+    monkeypatch.setenv("VIRTUAL_ENV", "/srv/venv")  # toolchain locations pass through (HOME is replaced)
     sandbox = _sandbox(repo, mode)
     sandbox.config.sandbox.env = ["MY_TOOL_VAR"]
     result = await sandbox.run("env", env={"EXTRA": "1"})
     env = dict(line.split("=", 1) for line in result.output.splitlines() if "=" in line)
     assert "AWS_SECRET_ACCESS_KEY" not in env
+    assert env["VIRTUAL_ENV"] == "/srv/venv"
     assert env["MY_TOOL_VAR"] == "passed" and env["EXTRA"] == "1" and env["GIT_TERMINAL_PROMPT"] == "0"
     assert env["HOME"] != os.environ["HOME"] and "PATH" in env
 

@@ -25,6 +25,17 @@ SECRET_PATHS: tuple[str, ...] = (
     ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".ollama/id_ed25519",
 )
 ENV_ALLOWED: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
+# Where toolchains live. HOME is replaced inside the sandbox, so tools that find themselves through it
+# (pyenv shims, rustup, go modules, nvm) are pointed at the real, read-only locations instead.
+ENV_TOOLCHAIN: tuple[str, ...] = (
+    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYENV_ROOT", "PYENV_VERSION", "CARGO_HOME", "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN", "GOPATH", "GOROOT", "GOMODCACHE", "GOFLAGS", "NVM_DIR", "NVM_BIN", "NODE_PATH", "JAVA_HOME",
+    "GEM_HOME", "GEM_PATH", "RBENV_ROOT", "ASDF_DIR", "ASDF_DATA_DIR", "PNPM_HOME", "DENO_DIR", "BUN_INSTALL",
+)
+TOOLCHAIN_HOME_DIRS: dict[str, str] = {
+    "PYENV_ROOT": ".pyenv", "CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup", "GOPATH": "go", "RBENV_ROOT": ".rbenv",
+    "NVM_DIR": ".nvm", "ASDF_DATA_DIR": ".asdf",
+}
 SANDBOX_HOME = "/tmp/.devagent-home"  # on the sandbox's private /tmp
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 MARKER_VAR = "DEVAGENT_RUN"  # set on every command, so leftovers can be found in /proc
@@ -141,10 +152,14 @@ def git_dirs(repo: Path) -> list[str]:
 def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | None) -> dict[str, str]:
     """The allow-listed environment every command gets (in both sandbox modes)."""
     env: dict[str, str] = {}
-    for name in (*ENV_ALLOWED, *config.sandbox.env):
+    for name in (*ENV_ALLOWED, *ENV_TOOLCHAIN, *config.sandbox.env):
         if name in os.environ:
             env[name] = os.environ[name]
     env.setdefault("PATH", DEFAULT_PATH)
+    real_home = os.environ.get("HOME", "")
+    for name, sub in TOOLCHAIN_HOME_DIRS.items():
+        if name not in env and real_home and os.path.isdir(os.path.join(real_home, sub)):
+            env[name] = os.path.join(real_home, sub)
     env.update({"HOME": home, "GIT_TERMINAL_PROMPT": "0", "TMPDIR": "/tmp", "PAGER": "cat", "GIT_PAGER": "cat",
                 MARKER_VAR: marker})
     if extra:
