@@ -186,3 +186,16 @@ def test_finished_prefix_freezes_only_complete_blocks() -> None:
     assert text[:cut] == "para one\n\n```python\nx = 1\n\ny = 2\n```\n"  # the blank line inside the fence is not a cut
     assert finished_prefix("open ```\n", 0) == 0
     assert finished_prefix("```\nunclosed\n\nstill code\n", 0) == 0
+
+
+async def test_file_list_follows_a_multi_file_diff(repo: Path) -> None:
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
+    (repo / "README.md").write_text("# demo\n\nmore\n")
+    app = build_app(repo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: "a + b + 0" in app.worktree_diff, what="git diff")
+        files = app.query_one("#files")
+        await wait_for(pilot, lambda: files.display and files.option_count == 2, what="file list")
+        files.focus()
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.query_one("#diff").current_file == 1, what="jump to file")

@@ -60,6 +60,14 @@ def _diff_view_class() -> type[Widget] | None:
     return DiffView
 
 
+def _file_list_class() -> type[Widget] | None:
+    try:
+        from tui.app.widgets.file_list import FileList
+    except ImportError:
+        return None
+    return FileList
+
+
 class DevagentApp(App[int]):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
@@ -154,11 +162,14 @@ class DevagentApp(App[int]):
                 yield AgentPane(id="agent")
                 yield PromptInput(id="prompt")
             with Vertical(id="side"):
-                diff_cls = _diff_view_class()
-                if diff_cls is not None:
-                    yield diff_cls(id="diff")
-                else:
-                    yield Static("working-tree diff", id="diff", markup=False)
+                with Horizontal(id="diff-area"):
+                    files_cls, diff_cls = _file_list_class(), _diff_view_class()
+                    if files_cls is not None and diff_cls is not None:
+                        yield files_cls(id="files")
+                    if diff_cls is not None:
+                        yield diff_cls(id="diff")
+                    else:
+                        yield Static("working-tree diff", id="diff", markup=False)
                 yield ApprovalQueue(id="queue")
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
@@ -540,6 +551,11 @@ class DevagentApp(App[int]):
                 show(text, mode=mode, title=title)
             else:
                 view.clear()  # type: ignore[attr-defined]
+            index = getattr(view, "index", None)
+            for files in self.query("#files"):
+                files.set_files(index)  # type: ignore[attr-defined]
+            multi = index is not None and len(index.files) > 1
+            self.query_one("#diff-area").set_class(multi, "-multi-file")
         else:
             from rich.text import Text
 
@@ -552,6 +568,13 @@ class DevagentApp(App[int]):
         elif self.diff_for or proposal is None:
             self.diff_for = ""
             self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
+
+    def on_diff_view_file_focused(self, message: Any) -> None:
+        for files in self.query("#files"):
+            files.show_current(message.index)  # type: ignore[attr-defined]
+
+    def on_file_list_file_selected(self, message: Any) -> None:
+        self.query_one("#diff").jump_to_file(message.index)  # type: ignore[attr-defined]
 
     def action_show_worktree_diff(self) -> None:
         self.diff_for = ""
@@ -582,6 +605,7 @@ class DevagentApp(App[int]):
             worker.cancel()
         if busy:
             self.query_one(AgentPane).add_notice("cancelled", "warning")
+            self.query_one(OutputPane).cancelled()
         else:
             self.query_one(PromptInput).focus()
         self._update_keys()

@@ -68,6 +68,8 @@ class OutputPane(Vertical):
         self._buffer.append(visible(text))
 
     def finish(self, exit_code: int | None, duration: float, killed: str = "", dropped: int = 0) -> None:
+        if not self.running:
+            return  # already marked (e.g. cancelled from the keyboard before the engine reported)
         self._flush()
         self.running = False
         parts = [f"exit {exit_code}" if exit_code is not None else "no exit code", f"{duration:.1f}s"]
@@ -78,6 +80,11 @@ class OutputPane(Vertical):
         self._status = " · ".join(parts)
         self.log_widget.write_line(f"[{self._status}]")
         self._render_header()
+
+    def cancelled(self) -> None:
+        """Esc cancelled the task running the command: say so now, without waiting for the engine."""
+        if self.running:
+            self.finish(None, self.clock() - self._started, "cancelled")
 
     def _flush(self) -> None:
         if not self._buffer:
