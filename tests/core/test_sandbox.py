@@ -172,3 +172,20 @@ def test_doctor_says_what_to_do_when_things_are_missing(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "FAIL  repo" in result.stdout and "FAIL  model" in result.stdout
     assert result.stdout.count("fix:") >= 2
+
+
+@needs_bwrap
+async def test_user_config_writable_paths_are_bound(repo: Path, tmp_path: Path) -> None:
+    extra = Path("/var/tmp") / f"devagent-writable-{os.getpid()}"
+    extra.mkdir(exist_ok=True)
+    try:
+        sandbox = _sandbox(repo)
+        sandbox.config.sandbox.writable = [str(extra)]
+        result = await sandbox.run(f"echo cache > {extra}/c.txt && echo ok")
+        assert result.output == "ok\n" and (extra / "c.txt").read_text() == "cache\n"
+        blocked = await _sandbox(repo).run(f"echo no > {extra}/d.txt")
+        assert blocked.exit_code != 0 and not (extra / "d.txt").exists()
+    finally:
+        for child in extra.iterdir():
+            child.unlink()
+        extra.rmdir()
