@@ -357,3 +357,12 @@ async def test_run_tests_tool_is_a_command_proposal_with_structured_result(tmp_p
     assert data["failures"][0]["test_id"] == "tests/test_ops.py::test_add_wrong"
     assert result.output.splitlines()[1].startswith("FAIL tests/test_ops.py::test_add_wrong")
     assert any(isinstance(e, CommandOutput) for e in events)
+
+
+def test_same_failures_ignore_addresses_and_timings() -> None:
+    def run(message: str) -> TestRun:
+        return TestRun("s", failed=1, exit_code=1, failures=[Failure("t::x", "t.py", 3, message)])
+
+    assert run("<Obj at 0x7f01> timed out after 120ms").failure_set() == run(
+        "<Obj at 0x7fa9> timed out after 95ms").failure_set()
+    assert run("assert 4 == 5").failure_set() != run("assert 3 == 5").failure_set()

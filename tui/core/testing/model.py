@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds)\b")
 
 
 @dataclass
@@ -73,8 +76,8 @@ class TestRun:
         return self.passed + self.failed + self.errored + self.skipped
 
     def failure_set(self) -> frozenset[tuple[str, str]]:
-        """What identifies "the same failures again" for the fix loop."""
-        return frozenset((f.test_id, f.message.strip()[:500]) for f in self.failures)
+        """What identifies "the same failures again" for the fix loop (addresses and timings ignored)."""
+        return frozenset((f.test_id, _VOLATILE.sub("#", f.message.strip())[:500]) for f in self.failures)
 
     def summary(self) -> str:
         parts = [f"{self.passed} passed", f"{self.failed} failed"]
