@@ -26,3 +26,20 @@ def real_model_path() -> Path:
     if not path.is_file():
         pytest.skip(f"real model not cached at {path}: run scripts/fetch-test-model 1.5b")
     return path
+
+
+def _load_bench() -> object:
+    """scripts/bench_model.py holds the one harness for running devagent on the real model."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_model.py"
+    spec = importlib.util.spec_from_file_location("bench_model", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def bench() -> object:
+    return _load_bench()
