@@ -8,12 +8,9 @@ pass); hunk bodies are read when they scroll into view.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import OrderedDict
-from time import perf_counter
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -26,22 +23,11 @@ from textual.theme import Theme
 
 from tui.core.diffs import DiffIndex
 
-from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout, number_width
-from .diff_render import DiffStyles, Highlighter, safe_segments
+from .diff_layout import FILE, HUNK, Layout, number_width
+from .diff_render import DiffStyles, Highlighter
+from .diff_rows import DiffRows, Frame
 
 MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
-ACCEPT, REJECT = "✓ ", "✗ "
-HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
-CONTENT_CACHE = 2048  # rendered lines kept
-
-
-class _Frame(NamedTuple):
-    width: int
-    left: int
-    top: int
-    side_by_side: bool
-    accepted: set[int]
-    current: int
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -118,8 +104,7 @@ class DiffView(ScrollView, can_focus=True):
         self._max_len = 0
         self._num_width = 1
         self._current_file = -1
-        self._pending: dict[int, tuple[str, str]] = {}
-        self._content_cache: OrderedDict[tuple[int, bool, bool], tuple[list[Segment], Style]] = OrderedDict()
+        self._rows: DiffRows | None = None
         self._highlight_scheduled = False
         self.add_class("-proposal")
 
@@ -132,10 +117,9 @@ class DiffView(ScrollView, can_focus=True):
             lines.pop()
         self._layout = Layout(lines, index)
         self._highlighter.clear()
-        self._pending.clear()
-        self._content_cache.clear()
-        self._max_len = max(map(len, lines), default=0)
         self._num_width = number_width(index)
+        self._rows = DiffRows(self._layout, self._num_width, self._highlighter, self._schedule_highlight)
+        self._max_len = max(map(len, lines), default=0)
         self._title = title
         self._current_file = -1
         self.set_reactive(DiffView.current_hunk, 0 if index.hunks else -1)
@@ -152,6 +136,7 @@ class DiffView(ScrollView, can_focus=True):
     def clear(self) -> None:
         """Show nothing (an empty, labelled view)."""
         self._layout = None
+        self._rows = None
         self._title = ""
         self._max_len = 0
         self.set_reactive(DiffView.current_hunk, -1)
@@ -269,7 +254,6 @@ class DiffView(ScrollView, can_focus=True):
 
     def _theme_changed(self, _theme: Theme) -> None:
         self._styles = None
-        self._content_cache.clear()
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
@@ -378,7 +362,7 @@ class DiffView(ScrollView, can_focus=True):
     @property
     def highlight_pending(self) -> int:
         """Visible lines still waiting for syntax colours (painted plain meanwhile)."""
-        return len(self._pending)
+        return len(self._rows.pending) if self._rows else 0
 
     def _schedule_highlight(self) -> None:
         if not self._highlight_scheduled:
@@ -388,15 +372,10 @@ class DiffView(ScrollView, can_focus=True):
     def _run_highlight(self) -> None:
         """Colour the lines painted plain, a frame's worth at a time, so paging never waits on Pygments."""
         self._highlight_scheduled = False
-        started = perf_counter()
-        done: list[int] = []
-        for line, (code, path) in list(self._pending.items()):
-            del self._pending[line]
-            self._highlighter.tokens(line, code, path)
-            done.append(line)
-            if perf_counter() - started > HIGHLIGHT_BUDGET:
-                break
-        if self._pending:
+        if self._rows is None:
+            return
+        done = self._rows.highlight_pending()
+        if self._rows.pending:
             self._schedule_highlight()
         if self.side_by_side:
             self.refresh()
@@ -409,157 +388,21 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
-        self._content_cache.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # read reactives once per frame, not once per row
-        self._lex_spent = 0.0
-        self._frame = _Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
-                             self.side_by_side, self.accepted, self.current_hunk)
+        if self._rows is not None:
+            self._rows.begin(Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
+                                   self.side_by_side, self.accepted, self.current_hunk), self.styles_for_diff)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        frame = self._frame
-        width = frame.width
-        row = y + frame.top
-        if self._layout is None or not self._layout.lines:
+        width = self.scrollable_content_region.width
+        rows = self._rows
+        st = self.styles_for_diff
+        if rows is None or not rows.layout.lines:
             text = "  No changes to show." if y == 0 else ""
-            segs = Segment.adjust_line_length([Segment(text, self.styles_for_diff.meta)], width, style=self.styles_for_diff.plain)
-        elif row >= self._row_count():
-            segs = [Segment(" " * width, self.styles_for_diff.plain)]
-        elif frame.side_by_side:
-            segs = self._render_sbs(row, width)
-        else:
-            segs = self._render_unified(row, width)
-        return Strip(segs, width)
-
-    def _line_content(self, line: int, h: int, kind: str, st: DiffStyles) -> tuple[list[Segment], Style]:
-        """Content segments (prefix + code) for one diff line, and the style that fills the row (cached)."""
-        rejected = h >= 0 and h not in self._frame.accepted
-        key = (line, rejected, h == self._frame.current)
-        hit = self._content_cache.get(key)
-        if hit is not None:
-            return hit
-        result = self._build_content(line, h, kind, st, rejected)
-        if line not in self._pending:
-            self._content_cache[key] = result
-            if len(self._content_cache) > CONTENT_CACHE:
-                self._content_cache.popitem(last=False)
-        return result
-
-    def _build_content(self, line: int, h: int, kind: str, st: DiffStyles,
-                       rejected: bool) -> tuple[list[Segment], Style]:
-        assert self._layout is not None
-        text = self._layout.lines[line]
-        if kind == FILE:
-            return self._file_title(line, h, st), st.file
-        if kind == HUNK:
-            current = h == self._frame.current
-            style = st.hunk_current if current else st.hunk
-            if rejected and not current:
-                style = st.rejected
-            segs, _ = safe_segments(text, style, st.warn)
-            return segs, style if current else st.plain
-        if kind in (META, NOTE):
-            return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], st.plain
-        if rejected:
-            fill = st.plain
-            line_style = st.rejected
-        else:
-            fill = st.added if kind == ADD else st.removed if kind == DEL else st.plain
-            line_style = fill
-        prefix_style = st.rejected if rejected else st.added_mark if kind == ADD else st.removed_mark \
-            if kind == DEL else line_style
-        segs = [Segment(text[:1] or " ", prefix_style)]
-        code = text[1:].rstrip("\r") if text.endswith("\r") else text[1:]
-        body, unsafe = safe_segments(code, line_style, st.warn)
-        if not unsafe and not rejected and code:
-            path = self._layout.index.files[self._layout.hunks[h].file_index].path
-            tokens = self._highlighter.cached(line, path)
-            ready = self._highlighter.ready(path) if tokens is None else False
-            if ready is not False:  # None: Pygments not loaded yet; that waits for the frame after this one
-                if ready and self._lex_spent < HIGHLIGHT_BUDGET:
-                    started = perf_counter()
-                    tokens = self._highlighter.tokens(line, code.expandtabs(4), path)
-                    self._lex_spent += perf_counter() - started
-                else:
-                    self._pending[line] = (code.expandtabs(4), path)
-                    self._schedule_highlight()
-            if tokens:
-                body = [Segment(value, line_style + tok) for value, tok in tokens]
-        segs.extend(body)
-        if text.endswith("\r"):
-            segs.append(Segment("␍", st.meta))
-        return segs, fill
-
-    def _file_title(self, line: int, h: int, st: DiffStyles) -> list[Segment]:
-        assert self._layout is not None
-        f = self._layout.index.files[self._layout.file_at_line(line)]
-        name = f.path if f.status not in ("renamed", "copied") else f"{f.old_path} → {f.new_path}"
-        added, removed = self._layout.counts[f.index]
-        segs, _ = safe_segments(f"▌ {name}", st.file, st.warn)
-        extra = f"  +{added} −{removed}" if not f.binary else "  binary"
-        if f.status != "modified":
-            extra += f"  ({f.status})"
-        segs.append(Segment(extra, st.file))
-        return segs
-
-    def _mark(self, h: int, kind: str, st: DiffStyles) -> Segment:
-        if h < 0:
-            return Segment("  ", st.gutter)
-        accepted = h in self._frame.accepted
-        if kind == HUNK or (kind == FILE and self._layout is not None and self._layout.hunks[h].whole_file):
-            return Segment(ACCEPT if accepted else REJECT, st.accept_mark if accepted else st.reject_mark)
-        return Segment("▏ " if accepted else "┊ ", st.gutter if accepted else st.rejected)
-
-    def _numbers(self, line: int, h: int, kind: str) -> tuple[str, str]:
-        w = self._num_width
-        if kind not in (ADD, DEL, CTX) or self._layout is None:
-            return " " * w, " " * w
-        old, new = self._layout.numbers(line, h)
-        return (f"{old:>{w}}" if kind != ADD else " " * w), (f"{new:>{w}}" if kind != DEL else " " * w)
-
-    def _render_unified(self, row: int, width: int) -> list[Segment]:
-        assert self._layout is not None
-        st = self.styles_for_diff
-        h = self._layout.hunk_at_line(row)
-        kind = self._layout.kind(row, h)
-        content, fill = self._line_content(row, h, kind, st)
-        old, new = self._numbers(row, h, kind)
-        gutter = [self._mark(h, kind, st), Segment(f"{old} {new} ", st.gutter)]
-        return self._join_row(gutter, content, fill, width)
-
-    def _join_row(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> list[Segment]:
-        """Gutter, then the content scrolled by scroll_x, cropped or padded (with ``fill``) to ``width``."""
-        room = max(0, width - sum(len(seg.text) for seg in gutter))
-        x = self._frame.left
-        if x:
-            content = list(Segment.divide(content, [x, x + room]))[1] if content else []
-        return gutter + Segment.adjust_line_length(content, room, style=fill)
-
-    def _render_sbs(self, row: int, width: int) -> list[Segment]:
-        layout = self._layout
-        assert layout is not None and layout.sbs_left is not None and layout.sbs_right is not None
-        st = self.styles_for_diff
-        left, right = layout.sbs_left[row], layout.sbs_right[row]
-        line = left if left >= 0 else right
-        h = layout.hunk_at_line(line)
-        kind = layout.kind(line, h)
-        if left == right and kind != CTX:
-            content, fill = self._line_content(line, h, kind, st)
-            return self._join_row([self._mark(h, kind, st), Segment(" " * (self._num_width + 1), st.gutter)],
-                                  content, fill, width)
-        half = (width - 1) // 2
-        out: list[Segment] = []
-        for side, number_index in ((left, 0), (right, 1)):
-            if number_index:
-                out.append(Segment("│", st.gutter))
-            if side < 0:
-                out.append(Segment(" " * half, st.plain))
-                continue
-            side_kind = kind if side == line else layout.kind(side, h)
-            content, fill = self._line_content(side, h, side_kind, st)
-            number = self._numbers(side, h, side_kind)[number_index]
-            mark = self._mark(h, side_kind, st) if number_index == 0 else Segment(" ", st.gutter)
-            out.extend(self._join_row([mark, Segment(f"{number} ", st.gutter)], content, fill, half))
-        return Segment.adjust_line_length(out, width, style=st.plain)
+            return Strip(Segment.adjust_line_length([Segment(text, st.meta)], width, style=st.plain), width)
+        row = y + rows.frame.top
+        if row >= self._row_count():
+            return Strip([Segment(" " * width, st.plain)], width)
+        return Strip(rows.side_by_side(row) if rows.frame.side_by_side else rows.unified(row), width)

@@ -1,0 +1,214 @@
+"""Turns rows of a laid-out diff into segments: gutter (hunk mark, line numbers), then coloured content.
+
+A plain object (no widget): the DiffView gives it one frame's state and asks
+for rows. Syntax colouring gets a time budget per frame; lines beyond it are
+returned plain and queued in ``pending`` for the view to colour next.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from time import perf_counter
+from typing import NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style
+
+from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
+from .diff_render import DiffStyles, Highlighter, safe_segments
+
+ACCEPT, REJECT = "✓ ", "✗ "
+HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
+CONTENT_CACHE = 2048  # rendered lines kept
+
+
+class Frame(NamedTuple):
+    """The view's state for one paint, read once instead of once per row."""
+
+    width: int
+    left: int  # scroll_x
+    top: int  # scroll_y
+    side_by_side: bool
+    accepted: set[int]
+    current: int
+
+
+class DiffRows:
+    """Row segments for one diff; caches rendered lines and queues lines still to highlight."""
+
+    def __init__(self, layout: Layout, num_width: int, highlighter: Highlighter,
+                 on_pending: Callable[[], None]) -> None:
+        self.layout = layout
+        self.num_width = num_width
+        self.highlighter = highlighter
+        self.pending: dict[int, tuple[str, str]] = {}
+        self._on_pending = on_pending
+        self._cache: OrderedDict[tuple[int, bool, bool], tuple[list[Segment], Style]] = OrderedDict()
+        self._lex_spent = 0.0
+        self.frame = Frame(0, 0, 0, False, set(), -1)
+        self.st: DiffStyles | None = None
+
+    def begin(self, frame: Frame, styles: DiffStyles) -> None:
+        if styles is not self.st:
+            self._cache.clear()
+            self.st = styles
+        self.frame = frame
+        self._lex_spent = 0.0
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def highlight_pending(self, budget: float = HIGHLIGHT_BUDGET) -> list[int]:
+        """Colour queued lines for up to ``budget`` seconds; return the lines done."""
+        started = perf_counter()
+        done: list[int] = []
+        for line, (code, path) in list(self.pending.items()):
+            del self.pending[line]
+            self.highlighter.tokens(line, code, path)
+            done.append(line)
+            if perf_counter() - started > budget:
+                break
+        return done
+
+    # -- rows -----------------------------------------------------------------------------------
+    def unified(self, row: int) -> list[Segment]:
+        assert self.st is not None
+        st, layout = self.st, self.layout
+        h = layout.hunk_at_line(row)
+        kind = layout.kind(row, h)
+        content, fill = self._content(row, h, kind)
+        old, new = self._numbers(row, h, kind)
+        gutter = [self._mark(h, kind), Segment(f"{old} {new} ", st.gutter)]
+        return self._join(gutter, content, fill, self.frame.width)
+
+    def side_by_side(self, row: int) -> list[Segment]:
+        layout = self.layout
+        assert self.st is not None and layout.sbs_left is not None and layout.sbs_right is not None
+        st = self.st
+        left, right = layout.sbs_left[row], layout.sbs_right[row]
+        line = left if left >= 0 else right
+        h = layout.hunk_at_line(line)
+        kind = layout.kind(line, h)
+        width = self.frame.width
+        if left == right and kind != CTX:
+            content, fill = self._content(line, h, kind)
+            return self._join([self._mark(h, kind), Segment(" " * (self.num_width + 1), st.gutter)],
+                              content, fill, width)
+        half = (width - 1) // 2
+        out: list[Segment] = []
+        for side, number_index in ((left, 0), (right, 1)):
+            if number_index:
+                out.append(Segment("│", st.gutter))
+            if side < 0:
+                out.append(Segment(" " * half, st.plain))
+                continue
+            side_kind = kind if side == line else layout.kind(side, h)
+            content, fill = self._content(side, h, side_kind)
+            number = self._numbers(side, h, side_kind)[number_index]
+            mark = self._mark(h, side_kind) if number_index == 0 else Segment(" ", st.gutter)
+            out.extend(self._join([mark, Segment(f"{number} ", st.gutter)], content, fill, half))
+        return Segment.adjust_line_length(out, width, style=st.plain)
+
+    def _join(self, gutter: list[Segment], content: list[Segment], fill: Style, width: int) -> list[Segment]:
+        """Gutter, then the content scrolled by scroll_x, cropped or padded (with ``fill``) to ``width``."""
+        room = max(0, width - sum(len(seg.text) for seg in gutter))
+        x = self.frame.left
+        if x:
+            content = list(Segment.divide(content, [x, x + room]))[1] if content else []
+        return gutter + Segment.adjust_line_length(content, room, style=fill)
+
+    def _mark(self, h: int, kind: str) -> Segment:
+        assert self.st is not None
+        st = self.st
+        if h < 0:
+            return Segment("  ", st.gutter)
+        accepted = h in self.frame.accepted
+        if kind == HUNK or (kind == FILE and self.layout.hunks[h].whole_file):
+            return Segment(ACCEPT if accepted else REJECT, st.accept_mark if accepted else st.reject_mark)
+        return Segment("▏ " if accepted else "┊ ", st.gutter if accepted else st.rejected)
+
+    def _numbers(self, line: int, h: int, kind: str) -> tuple[str, str]:
+        w = self.num_width
+        if kind not in (ADD, DEL, CTX):
+            return " " * w, " " * w
+        old, new = self.layout.numbers(line, h)
+        return (f"{old:>{w}}" if kind != ADD else " " * w), (f"{new:>{w}}" if kind != DEL else " " * w)
+
+    # -- content --------------------------------------------------------------------------------
+    def _content(self, line: int, h: int, kind: str) -> tuple[list[Segment], Style]:
+        """Content segments (prefix + code) for one diff line, and the style that fills the row (cached)."""
+        rejected = h >= 0 and h not in self.frame.accepted
+        key = (line, rejected, h == self.frame.current)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        result = self._build(line, h, kind, rejected)
+        if line not in self.pending:
+            self._cache[key] = result
+            if len(self._cache) > CONTENT_CACHE:
+                self._cache.popitem(last=False)
+        return result
+
+    def _build(self, line: int, h: int, kind: str, rejected: bool) -> tuple[list[Segment], Style]:
+        assert self.st is not None
+        st = self.st
+        text = self.layout.lines[line]
+        if kind == FILE:
+            return self._file_title(line), st.file
+        if kind == HUNK:
+            current = h == self.frame.current
+            style = st.hunk_current if current else st.rejected if rejected else st.hunk
+            return safe_segments(text, style, st.warn)[0], style if current else st.plain
+        if kind in (META, NOTE):
+            return safe_segments(text, st.rejected if rejected else st.meta, st.warn)[0], st.plain
+        if rejected:
+            fill, line_style, prefix_style = st.plain, st.rejected, st.rejected
+        else:
+            fill = st.added if kind == ADD else st.removed if kind == DEL else st.plain
+            line_style = fill
+            prefix_style = st.added_mark if kind == ADD else st.removed_mark if kind == DEL else fill
+        segs = [Segment(text[:1] or " ", prefix_style)]
+        crlf = text.endswith("\r")
+        code = text[1:-1] if crlf else text[1:]
+        body, unsafe = safe_segments(code, line_style, st.warn)
+        if not unsafe and not rejected and code:
+            tokens = self._tokens(line, code.expandtabs(4), self.layout.index.files[
+                self.layout.hunks[h].file_index].path)
+            if tokens:
+                body = [Segment(value, line_style + tok) for value, tok in tokens]
+        segs.extend(body)
+        if crlf:
+            segs.append(Segment("␍", st.meta))
+        return segs, fill
+
+    def _tokens(self, line: int, code: str, path: str) -> list[tuple[str, Style]] | None:
+        """Cached tokens, or tokens now if the frame's budget allows, else None and the line is queued."""
+        hl = self.highlighter
+        tokens = hl.cached(line, path)
+        if tokens is not None:
+            return tokens
+        ready = hl.ready(path)  # None: Pygments not loaded yet, which waits for the frame after this one
+        if ready is False:
+            return None
+        if ready and self._lex_spent < HIGHLIGHT_BUDGET:
+            started = perf_counter()
+            tokens = hl.tokens(line, code, path)
+            self._lex_spent += perf_counter() - started
+            return tokens
+        self.pending[line] = (code, path)
+        self._on_pending()
+        return None
+
+    def _file_title(self, line: int) -> list[Segment]:
+        assert self.st is not None
+        st = self.st
+        f = self.layout.index.files[self.layout.file_at_line(line)]
+        name = f.path if f.status not in ("renamed", "copied") else f"{f.old_path} → {f.new_path}"
+        added, removed = self.layout.counts[f.index]
+        segs, _ = safe_segments(f"▌ {name}", st.file, st.warn)
+        extra = f"  +{added} −{removed}" if not f.binary else "  binary"
+        if f.status != "modified":
+            extra += f"  ({f.status})"
+        segs.append(Segment(extra, st.file))
+        return segs
