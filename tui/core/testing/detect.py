@@ -114,10 +114,12 @@ def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
         return None
     kind = js_kind(script)
     manager = _manager(d, repo)
-    if kind == "node" and not SHELL_OPS.search(script):
-        argv = shlex.split(script)  # run node directly so the reporter flag lands where node reads it
+    words = shlex.split(script) if not SHELL_OPS.search(script) else []
+    if kind == "node" and words[:1] == ["node"]:
+        argv = words  # run node directly so the reporter flag lands where node reads it
     else:
         argv = [manager, "test"]
+        kind = "npm" if kind == "node" else kind  # node behind env vars or a wrapper: parse what it prints
     return Suite(prefix + kind, kind, d, argv, f"package.json scripts.test: {script}", manager)
 
 
