@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import os
 import shutil
 import statistics
@@ -234,6 +235,7 @@ def main() -> int:
             row["bare_scrollview_page_ms_median"] = asyncio.run(measure_bare(int(row["lines"]), steps))
             row["peak_index_layout_mib"] = measure_memory(text)
             row["diff_text_mib"] = len(text) / 2**20
+            row["process_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             results[str(size)] = row
     print_table(results)
     if args.json:
