@@ -31,7 +31,8 @@ async def checkpoint(ctx: ToolContext, label: str) -> Any:
     from tui.core import checkpoints
 
     try:
-        cp = await asyncio.to_thread(checkpoints.create, repo_of(ctx), label, ctx.session_id or "adhoc")
+        cp = await asyncio.to_thread(checkpoints.create, repo_of(ctx), label, ctx.session_id or "adhoc",
+                                     keep=ctx.config.checkpoints.keep)
     except DevagentError as err:
         ctx.emit(Notice(f"no checkpoint taken: {err.message}", level="warning"))
         return None

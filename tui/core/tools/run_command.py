@@ -16,7 +16,7 @@ from tui.core.approval import Decision, Proposal, new_proposal_id
 from tui.core.errors import ToolError
 from tui.core.events import CommandFinished, CommandOutput, CommandStarted
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, git_out, int_arg, str_arg
+from tui.core.tools.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
 from tui.core.tools.edits import checkpoint
 
 MAX_TIMEOUT = 3600
@@ -48,15 +48,17 @@ async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 
 async def changes_since(ctx: ToolContext, before: Any) -> str:
-    """The working-tree diff between a checkpoint and now (via a second checkpoint)."""
+    """The working-tree diff between the checkpoint taken before the command and now."""
     if before is None:
         return ""
     from tui.core import checkpoints
+    from tui.core.errors import DevagentError
     from tui.core.tools.edits import repo_of
 
-    after = await asyncio.to_thread(checkpoints.create, repo_of(ctx), "after command", ctx.session_id or "adhoc")
-    code, out = await git_out(ctx.repo, "diff", "--no-ext-diff", "--stat", "--patch", before.sha, after.sha)
-    return out if code == 0 else ""
+    try:
+        return await asyncio.to_thread(checkpoints.changes_since, repo_of(ctx), before)
+    except DevagentError:
+        return ""
 
 
 async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
