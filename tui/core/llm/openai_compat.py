@@ -228,7 +228,7 @@ class OpenAICompatBackend:
         meta = chosen.get("meta") or {}
         n_ctx = meta.get("n_ctx") or chosen.get("max_model_len") or chosen.get("context_length") or self.max_context
         return ModelInfo(name=self.model, context_length=min(int(n_ctx), self.max_context), supports_tools=True,
-                         details={"backend": self.name, "host": self.host, **{k: v for k, v in meta.items()}})
+                         details={"backend": self.name, "host": self.host, **meta})
 
     def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                  format: dict[str, Any] | str | None, options: dict[str, Any] | None) -> dict[str, Any]:
