@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from tests.conftest import make_repo
+
+if TYPE_CHECKING:
+    from tui.core.sandbox import Sandbox
 
 # The outer test environment's plugins (textual snapshots, hypothesis, ...) cost seconds per inner run.
 PYTEST_QUIET = 'addopts = "-p no:textual-snapshot -p no:syrupy -p no:hypothesispytest -p no:benchmark -p no:anyio"\n'
@@ -133,56 +132,10 @@ def build(path: Path, files: dict[str, str], commit: bool = True) -> Path:
     return make_repo(path, files, commit=commit)
 
 
-@dataclass
-class LocalResult:
-    exit_code: int | None
-    output: str
-    dropped_bytes: int
-    duration: float
-    killed: str
+def runner_for(repo: Path, config: object) -> "Sandbox":
+    """The one command runner (bubblewrap when it works): tests run suites exactly as devagent does."""
+    from tui.core.sandbox import Sandbox
 
-
-class LocalRunner:
-    """A plain-subprocess runner with the Sandbox.run signature, for when tui.core.sandbox is not there."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-
-    async def run(self, command: str | list[str], *, timeout: float | None = None, idle_timeout: float | None = None,
-                  network: bool = False, on_output: Callable[[str], None] | None = None, cwd: Path | None = None,
-                  env: dict[str, str] | None = None) -> LocalResult:
-        start = time.monotonic()
-        full_env = {**os.environ, **(env or {})}
-        if isinstance(command, str):
-            proc = await asyncio.create_subprocess_shell(command, cwd=cwd or self.repo, env=full_env,
-                                                         stdout=asyncio.subprocess.PIPE,
-                                                         stderr=asyncio.subprocess.STDOUT,
-                                                         stdin=asyncio.subprocess.DEVNULL)
-        else:
-            proc = await asyncio.create_subprocess_exec(*command, cwd=cwd or self.repo, env=full_env,
-                                                        stdout=asyncio.subprocess.PIPE,
-                                                        stderr=asyncio.subprocess.STDOUT,
-                                                        stdin=asyncio.subprocess.DEVNULL)
-        chunks: list[str] = []
-        assert proc.stdout is not None
-        while True:
-            data = await asyncio.wait_for(proc.stdout.read(65536), timeout=timeout or 120)
-            if not data:
-                break
-            text = data.decode("utf-8", "replace")
-            chunks.append(text)
-            if on_output:
-                on_output(text)
-        code = await proc.wait()
-        return LocalResult(code, "".join(chunks), 0, time.monotonic() - start, "")
-
-
-def runner_for(repo: Path, config: object):  # -> Sandbox | LocalRunner
-    """The real sandbox when it exists (it is the one runner), else a plain subprocess runner."""
-    try:
-        from tui.core.sandbox import Sandbox
-    except ImportError:
-        return LocalRunner(repo)
     return Sandbox(repo, config)  # type: ignore[arg-type]
 
 
