@@ -188,3 +188,28 @@ def test_cli_asks_and_writes_only_on_yes(tmp_path: Path) -> None:
     assert (repo / "src/calc/greet.py").exists() and "devagent test tests/test_greet.py" in out.stdout
     out = subprocess.run([*cmd[:-1], "Bad/Name", "--yes"], cwd=repo, capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == ToolError.exit_code and "a name, not a path" in out.stderr
+
+
+async def test_agent_scaffolds_then_runs_the_new_test(tmp_path: Path, ollama_server) -> None:  # type: ignore[no-untyped-def]
+    """The issue's "done when", in a Python repo: scaffold a module with its test, approve, run the tests."""
+    from tests.core.agent_helpers import ScriptedApprover, of, run_prompt, sent_text
+    from tests.ollama_server import Reply
+
+    repo = fx.build(tmp_path / "py", fx.PY_FILES)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "scaffold", "arguments": {"kind": "module", "name": "greet"}}]),
+        Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_greet.py"}}]),
+        Reply("Added calc.greet with a passing test."),
+    )
+    approver = ScriptedApprover([Decision("approve"), Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "add a greet module with a test and run the tests",
+                                       approver)
+    assert done.reason == "complete"
+    scaffold_proposal, test_proposal = approver.asked
+    assert scaffold_proposal.kind == "scaffold" and scaffold_proposal.files == ["src/calc/greet.py",
+                                                                                "tests/test_greet.py"]
+    assert test_proposal.kind == "command" and test_proposal.command.endswith("tests/test_greet.py")
+    assert (repo / "src/calc/greet.py").exists()
+    results = {e.name: e for e in of(events, "tool_result")}
+    assert results["scaffold"].ok and results["run_tests"].ok
+    assert "pytest: 1 passed, 0 failed" in sent_text(ollama_server.requests[2]), "the structured result reached the model"
