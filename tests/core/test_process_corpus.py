@@ -79,6 +79,8 @@ def corpus(tag: str, flood: bool) -> list[Case]:
     s = f"300.{tag}"
     cases = [
         Case("never-exits", f"sleep {s}", "timeout", {"timeout": 1}),
+        Case("cleans-up-on-sigterm", f"trap 'echo bye; exit 0' TERM; echo start; sleep {s} & wait", "timeout",
+             {"timeout": 1}),
         Case("ignores-sigterm", f"sh -c 'trap \"\" TERM; while :; do sleep 0.2; done' m{tag}", "timeout",
              {"timeout": 1}),
         Case("python-ignores-sigterm", "python3 -c 'import signal, time; signal.signal(signal.SIGTERM, "
@@ -122,6 +124,7 @@ async def test_process_corpus_ends_everything(repo: Path, mode: str) -> None:
     by_name = {case.name: result for case, result in results}
     assert by_name["setsid-double-fork"].output.startswith("parent-done")
     assert "read-rc=1" in by_name["waits-on-tty"].output
+    assert by_name["cleans-up-on-sigterm"].output == "start\nbye\n"  # SIGTERM first, so it can clean up
     assert await no_leftovers(tag) == []
     if "prints-1gb" not in by_name:
         return
