@@ -60,6 +60,7 @@ def test_next_jest_conventions(tmp_path: Path) -> None:
     assert "export default function Button" in source and "styles.root" in source
     test = scaffold.files[scaffold.test_file]
     assert "import Button from '../Button';" in test and "vitest" not in test
+    assert "@testing-library/react" in test
     assert build_scaffold(repo, "page", "settings").files.keys() == {"src/app/settings/page.tsx"}
     assert build_scaffold(repo, "route", "users").files.keys() == {"src/app/api/users/route.ts"}
 
@@ -93,6 +94,8 @@ def test_fresh_next_app_defaults(tmp_path: Path) -> None:
     scaffold = build_scaffold(repo, "component", "Button")
     assert sorted(scaffold.files) == ["components/Button.test.tsx", "components/Button.tsx"]
     assert "export function Button" in scaffold.files["components/Button.tsx"]  # route files' default exports ignored
+    test = scaffold.files["components/Button.test.tsx"]
+    assert "renderToString" in test and "@testing-library" not in test  # the repo does not use it
 
 
 async def test_python_module_imports_and_its_test_passes(tmp_path: Path) -> None:

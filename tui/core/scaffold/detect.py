@@ -31,6 +31,7 @@ class Conventions:
     styling: str = "none"  # css-modules | tailwind | styled-components | none
     export: str = "named"  # default | named
     stories: bool = False
+    testing_library: bool = False  # @testing-library/react in use (else tests render to a string)
     ext: str = "tsx"  # component extension: tsx | jsx
     module_ext: str = "js"  # plain modules: ts | js
     esm: bool = False
@@ -125,6 +126,8 @@ def _js_conventions(root: Path, files: list[str], pkg: dict, conv: Conventions) 
         conv.test_suffix = _majority(Counter("." + TEST_RE.search(f).group(1) for f in tests), ".test")  # type: ignore[union-attr]
         conv.evidence.append(f"tests: {tests[0]}")
     conv.stories = any(STORY_RE.search(f) for f in files)
+    conv.testing_library = "@testing-library/react" in deps or any(
+        "@testing-library/react" in _read(root / f) for f in tests[:10])
     if any(f.endswith((".module.css", ".module.scss")) for f in files):
         conv.styling = "css-modules"
     elif "styled-components" in deps:

@@ -135,7 +135,7 @@ def _component(repo: Path, project: Project, name: str, base: str | None) -> Sca
     test = _test_path(conv, source, stem, ext)
     framework = conv.test_framework or "jest"
     test_imports = "import { describe, it, expect } from 'vitest';\n" if framework == "vitest" else ""
-    files[test] = fill(repo, "component", "test.tmpl",
+    files[test] = fill(repo, "component", "test.tmpl" if conv.testing_library else "test-server.tmpl",
                        {**values, "test_imports": test_imports, "import_path": _rel_import(test, source)})
     notes.append(f"{framework} test in {conv.test_style} style")
     if conv.stories:
