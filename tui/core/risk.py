@@ -340,8 +340,12 @@ def _program_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     if prog in ("sed", "perl") and (any(f.startswith("-i") for f in cmd._flag_words()) or "--in-place" in flags):
         for word, dyn in pos[1:] if prog == "sed" else pos:
             lab.target(word, dyn, "edits")
-    if prog == "sort" and flags & {"-o", "--output"}:
-        lab.add("writes-repo", "sort -o writes a file")
+    if prog in ("sort", "tree", "iconv") and flags & {"-o", "--output"}:
+        lab.add("writes-repo", f"{prog} -o writes a file")
+    if prog in ("xxd", "uniq") and len(pos) >= 2:
+        lab.target(*pos[1], "writes")
+    if prog == "date" and flags & {"-s", "--set"}:
+        lab.add("privilege", "date --set changes the system clock")
     if prog in ("curl", "wget") and (flags & {"-o", "-O", "--output", "--remote-name"} or prog == "wget"):
         lab.add("writes-repo", f"{prog} saves a download")
     if prog in ("truncate", "mkfs", "wipefs", "fdisk", "parted"):
