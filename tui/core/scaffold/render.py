@@ -226,7 +226,7 @@ def render(repo: Path, project: Project, kind: str, name: str, directory: str | 
     validate(kind, name)
     base = directory.strip("/") if directory else None
     pk = project.kind
-    if kind == "component" and pk in ("nextjs", "react", "node"):
+    if kind == "component" and pk in ("nextjs", "react"):
         return _component(repo, project, name, base)
     if kind in ("page", "route"):
         return _page(repo, project, kind, name, base)
@@ -241,5 +241,5 @@ def render(repo: Path, project: Project, kind: str, name: str, directory: str | 
     raise ToolError(f"no {kind} template for a {pk} project",
                     {"python": "Python projects: module, widget.", "textual": "Textual apps: widget, module.",
                      "go": "Go modules: package.", "nextjs": "Next.js: component, page, route, module.",
-                     "react": "React: component, module.", "node": "Node packages: module, component."}.get(
+                     "react": "React: component, module.", "node": "Node packages: module (components need react in package.json)."}.get(
                         pk, "Kinds by project: component/page/route (Next.js), module, widget (Textual), package (Go)."))
