@@ -15,6 +15,12 @@ from tui.core.scaffold.detect import Conventions, Project
 
 KINDS = ("component", "page", "route", "module", "widget", "package")
 OVERRIDE_DIR = ".devagent/templates"
+KINDS_BY_PROJECT = {
+    "python": "Python projects: module, widget.", "textual": "Textual apps: widget, module.",
+    "go": "Go modules: package.", "nextjs": "Next.js: component, page, route, module.",
+    "react": "React: component, module.", "node": "Node packages: module (components need react in package.json).",
+}
+KINDS_HINT = "Kinds by project: component/page/route (Next.js), module, widget (Textual), package (Go)."
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 SNAKE = re.compile(r"^[a-z_][a-z0-9_]*$")
 CAMEL = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
@@ -238,8 +244,4 @@ def render(repo: Path, project: Project, kind: str, name: str, directory: str | 
         return _js_module(repo, project, name, base)
     if kind == "package" and pk == "go":
         return _go_package(repo, project, name, base)
-    raise ToolError(f"no {kind} template for a {pk} project",
-                    {"python": "Python projects: module, widget.", "textual": "Textual apps: widget, module.",
-                     "go": "Go modules: package.", "nextjs": "Next.js: component, page, route, module.",
-                     "react": "React: component, module.", "node": "Node packages: module (components need react in package.json)."}.get(
-                        pk, "Kinds by project: component/page/route (Next.js), module, widget (Textual), package (Go)."))
+    raise ToolError(f"no {kind} template for a {pk} project", KINDS_BY_PROJECT.get(pk, KINDS_HINT))
