@@ -199,3 +199,26 @@ async def test_file_list_follows_a_multi_file_diff(repo: Path) -> None:
         files.focus()
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: app.query_one("#diff").current_file == 1, what="jump to file")
+
+
+async def test_stage_and_unstage_accepted_hunks(tmp_path: Path) -> None:
+    from tests.conftest import git, make_repo
+
+    lines = [f"line {i}\n" for i in range(1, 31)]
+    repo = make_repo(tmp_path / "repo", {"data.txt": "".join(lines)})
+    changed = list(lines)
+    changed[1], changed[27] = "FIRST\n", "SECOND\n"
+    (repo / "data.txt").write_text("".join(changed))
+    app = build_app(repo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        view = app.query_one("#diff")
+        await wait_for(pilot, lambda: view.hunk_count == 2, what="working-tree diff")
+        view.focus()
+        await pilot.press("space", "S")  # reject the first hunk, stage the rest
+        await wait_for(pilot, lambda: "SECOND" in git(repo, "diff", "--cached"), what="staged")
+        assert "FIRST" not in git(repo, "diff", "--cached") and "FIRST" in git(repo, "diff")
+        await pilot.press("ctrl+d")  # the staged view
+        await wait_for(pilot, lambda: app.tree_mode == "staged" and view.hunk_count == 1, what="staged view")
+        await pilot.press("S")  # unstage it again
+        await wait_for(pilot, lambda: git(repo, "diff", "--cached") == "", what="unstaged")
+    assert (repo / "data.txt").read_text() == "".join(changed)  # the working tree is never touched

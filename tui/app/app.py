@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
-from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,16 +23,15 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from tui.app import messages as msg
+from tui.app.approvals import ApprovalsMixin
 from tui.app.approver import TuiApprover
-from tui.app.screens.edit_command import EditCommandScreen
 from tui.app.screens.help import HelpScreen
-from tui.app.screens.proposal import ProposalScreen
-from tui.app.screens.reason import ReasonScreen
 from tui.app.widgets.agent_pane import AgentPane
-from tui.app.widgets.approval_queue import ApprovalQueue, is_low_risk
+from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
-from tui.app.widgets.status_bar import StatusBar, git_status
+from tui.app.widgets.status_bar import StatusBar
+from tui.app.worktree import stage_hunks, tree_state
 from tui.app.widgets.tool_call_line import one_line
 from tui.core.approval import Decision, Proposal
 from tui.core.config import Config
@@ -68,7 +66,7 @@ def _file_list_class() -> type[Widget] | None:
     return FileList
 
 
-class DevagentApp(App[int]):
+class DevagentApp(ApprovalsMixin, App[int]):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
 
@@ -81,7 +79,8 @@ class DevagentApp(App[int]):
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+k", "kill_command", "Kill command", priority=True),
         Binding("ctrl+t", "next_theme", "Theme", priority=True),
-        Binding("ctrl+d", "show_worktree_diff", "Working-tree diff", priority=True),
+        Binding("ctrl+d", "show_worktree_diff", "Working tree / staged", priority=True),
+        Binding("S", "stage_hunks", "Stage hunks"),
         Binding("ctrl+r", "reconnect", "Reconnect", priority=True),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -110,7 +109,9 @@ class DevagentApp(App[int]):
         self.session: Any | None = None
         self.pending: dict[str, tuple[Proposal, asyncio.Future[Decision]]] = {}
         self.diff_for: str = ""  # proposal id shown in the diff view; "" = working tree
-        self.worktree_diff: str = ""
+        self.worktree_diff: str = ""  # git diff (unstaged)
+        self.staged_diff: str = ""  # git diff --cached
+        self.tree_mode = "unstaged"  # which of the two the diff view shows when nothing is proposed
         self.server_state = "connecting"
         self.retry_seconds = RETRY_SECONDS
         self.theme_names: list[str] = []
@@ -307,6 +308,37 @@ class DevagentApp(App[int]):
             self.run_worker(self._engine_call("run_turn", text), name="turn", group="turn", exit_on_error=False)
         self._update_keys()
 
+    def action_run_tests(self) -> None:
+        """Queue the repo's test command (config tests.command, else detected) as your own `!command`."""
+
+        async def run() -> None:
+            command = await asyncio.to_thread(self._test_command)
+            if command:
+                self._submit("!" + command)
+            else:
+                self.notify("No test suite found; set tests.command in .devagent.toml.", severity="warning")
+
+        self.run_worker(run(), group="tests", exit_on_error=False)
+
+    def _test_command(self) -> str:
+        import shlex
+
+        if self.config.tests.command:
+            return self.config.tests.command
+        try:
+            from tui.core.testing.detect import detect_suites
+
+            suites = detect_suites(self.repo, self.config)
+        except Exception:  # detection is a convenience; the developer can type `!cmd`
+            return ""
+        if not suites:
+            return ""
+        suite = suites[0]
+        command = suite.argv[0] if suite.shell else shlex.join(suite.argv)
+        if suite.cwd.resolve() != self.repo.resolve():
+            command = f"cd {shlex.quote(str(suite.cwd.relative_to(self.repo)))} && {command}"
+        return command
+
     async def _engine_call(self, method: str, argument: str) -> None:
         from tui.core.events import ErrorEvent
 
@@ -430,117 +462,6 @@ class DevagentApp(App[int]):
         self._update_keys()
         self.refresh_repo()
 
-    # approvals -------------------------------------------------------------
-    def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
-        proposal = message.proposal
-        self.pending[proposal.id] = (proposal, message.future)
-        queue = self.query_one(ApprovalQueue)
-        queue.add(proposal)
-        self.screen.add_class("-has-queue")
-        prompt = self.query_one(PromptInput)
-        if not prompt.text.strip() and isinstance(self.screen, Screen) and not self.screen.is_modal:
-            queue.focus()
-        if queue.current is proposal:
-            self._show_proposal_diff(proposal)
-        self._update_keys()
-
-    def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
-        self._drop_pending(message.proposal_id)
-        line = self.query_one(AgentPane).tool_call_for_proposal(message.proposal_id)
-        if line is not None and line.state == "waiting":
-            line.state = "rejected"
-            line.result = "withdrawn (cancelled)"
-
-    def _drop_pending(self, proposal_id: str) -> None:
-        self.pending.pop(proposal_id, None)
-        queue = self.query_one(ApprovalQueue)
-        queue.discard(proposal_id)
-        if not self.pending:
-            self.screen.remove_class("-has-queue")
-            if queue.has_focus:
-                self.query_one(PromptInput).focus()
-        if self.diff_for == proposal_id:
-            self._show_proposal_diff(queue.current)
-        self._update_keys()
-
-    def resolve(self, proposal_id: str, decision: Decision) -> None:
-        """Answer the engine for one proposal and take it off the queue."""
-        entry = self.pending.get(proposal_id)
-        if entry is None:
-            return
-        _, future = entry
-        if not future.done():
-            future.set_result(decision)
-        line = self.query_one(AgentPane).tool_call_for_proposal(proposal_id)
-        if line is not None:
-            line.state = "approved" if decision.approved else "rejected"
-        self._drop_pending(proposal_id)
-
-    def approve(self, proposal: Proposal) -> None:
-        hunks: tuple[int, ...] | None = None
-        if proposal.diff and self.diff_for == proposal.id:
-            accepted = getattr(self.query_one("#diff"), "accepted_hunks", None)
-            if accepted is not None:
-                hunks = tuple(accepted())
-        self.resolve(proposal.id, Decision("approve", hunks=hunks))
-
-    def reject(self, proposal: Proposal) -> None:
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                self.resolve(proposal.id, Decision("reject", reason=reason))
-
-        self.push_screen(ReasonScreen(proposal.summary), done)
-
-    def edit(self, proposal: Proposal) -> None:
-        if proposal.kind == "commit":
-            what, text = "commit message", proposal.message or ""
-        elif proposal.kind in ("command", "python") and (proposal.command or proposal.code):
-            what, text = "command", proposal.command or proposal.code or ""
-        else:
-            self.notify("Only commands and commit messages can be edited; pick hunks with space in the diff.",
-                        severity="warning")
-            return
-
-        def done(new: str | None) -> None:
-            if new is None:
-                return
-            if what == "commit message":
-                self.resolve(proposal.id, Decision("edit", message=new))
-            else:
-                self.resolve(proposal.id, Decision("edit", command=new))
-
-        self.push_screen(EditCommandScreen(text, what), done)
-
-    def approve_low_risk(self) -> None:
-        chosen = [p for p, _ in self.pending.values() if is_low_risk(p)]
-        for proposal in chosen:
-            self.resolve(proposal.id, Decision("approve"))
-        self.notify(f"approved {len(chosen)} low-risk proposal(s)" if chosen else "nothing low-risk is pending",
-                    timeout=3)
-
-    def open_proposal(self, proposal: Proposal) -> None:
-        def done(action: str | None) -> None:
-            if action and proposal.id in self.pending:
-                self._act(action, proposal)
-
-        self.push_screen(ProposalScreen(proposal), done)
-
-    def _act(self, action: str, proposal: Proposal | None) -> None:
-        if action == "approve_low":
-            self.approve_low_risk()
-        elif proposal is not None:
-            {"approve": self.approve, "reject": self.reject, "edit": self.edit, "open": self.open_proposal}[action](
-                proposal)
-
-    def on_approval_queue_act(self, message: ApprovalQueue.Act) -> None:
-        self._act(message.action, message.proposal)
-
-    def on_approval_queue_focused(self, message: ApprovalQueue.Focused) -> None:
-        self._show_proposal_diff(message.proposal)
-
-    def _queue_action(self, action: str) -> None:
-        self._act(action, self.query_one(ApprovalQueue).current)
-
     # the diff view ---------------------------------------------------------
     def _show_diff(self, text: str, title: str, mode: str) -> None:
         view = self.query_one("#diff")
@@ -566,8 +487,17 @@ class DevagentApp(App[int]):
             self.diff_for = proposal.id
             self._show_diff(proposal.diff, f"{proposal.kind}: {proposal.summary}", "proposal")
         elif self.diff_for or proposal is None:
-            self.diff_for = ""
-            self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
+            self._show_tree()
+
+    def _tree_text(self) -> str:
+        return self.staged_diff if self.tree_mode == "staged" else self.worktree_diff
+
+    def _show_tree(self) -> None:
+        """The working tree (unstaged) or the index (staged) in the diff view."""
+        self.diff_for = ""
+        title = "Staged (git diff --cached)" if self.tree_mode == "staged" else "Working tree (git diff)"
+        self._show_diff(self._tree_text(), f"{title} · S {'unstages' if self.tree_mode == 'staged' else 'stages'}"
+                        " accepted hunks", self.tree_mode)
 
     def on_diff_view_file_focused(self, message: Any) -> None:
         for files in self.query("#files"):
@@ -577,25 +507,48 @@ class DevagentApp(App[int]):
         self.query_one("#diff").jump_to_file(message.index)  # type: ignore[attr-defined]
 
     def action_show_worktree_diff(self) -> None:
-        self.diff_for = ""
+        """ctrl+d: show the working tree; pressed again, switch between unstaged and staged."""
+        if not self.diff_for:
+            self.tree_mode = "staged" if self.tree_mode == "unstaged" else "unstaged"
+        self._show_tree()
         self.refresh_repo()
-        self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
+
+    def action_stage_hunks(self) -> None:
+        """S: stage (or, in the staged view, unstage) the hunks accepted in the diff view."""
+        if self.diff_for:
+            self.notify("S stages working-tree hunks; ctrl+d shows the working tree. Approve proposals with a.",
+                        severity="warning")
+            return
+        accepted = getattr(self.query_one("#diff"), "accepted_hunks", None)
+        if accepted is None or not self._tree_text():
+            self.notify("Nothing to stage.", timeout=2)
+            return
+        text, chosen, unstage = self._tree_text(), set(accepted()), self.tree_mode == "staged"
+
+        async def run() -> None:
+            error = await stage_hunks(self.repo, text, chosen, unstage=unstage)
+            verb = "unstaged" if unstage else "staged"
+            self.notify(error or f"{verb} {len(chosen)} hunk(s)", severity="error" if error else "information",
+                        timeout=4)
+            self.refresh_repo()
+
+        self.run_worker(run(), group="stage", exit_on_error=False)
 
     def refresh_repo(self) -> None:
         if self.git_refresh:
             self.run_worker(self._refresh_repo, group="git", exclusive=True, exit_on_error=False)
 
     async def _refresh_repo(self) -> None:
-        branch, dirty, staged, diff = await git_status(self.repo)
-        self.post_message(msg.RepoRefreshed(branch, dirty, staged, diff))
+        self.post_message(msg.RepoRefreshed(await tree_state(self.repo)))
 
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
+        state = message.state
         bar = self.query_one(StatusBar)
-        bar.branch, bar.dirty, bar.staged = message.branch, message.dirty, message.staged
-        if message.diff is not None and message.diff != self.worktree_diff:
-            self.worktree_diff = message.diff
-            if not self.diff_for:
-                self._show_diff(self.worktree_diff, "Working tree (git diff)", "unstaged")
+        bar.branch, bar.dirty, bar.staged = state.branch, state.dirty, state.staged
+        before = self._tree_text()
+        self.worktree_diff, self.staged_diff = state.unstaged_diff, state.staged_diff
+        if not self.diff_for and self._tree_text() != before:
+            self._show_tree()
 
     # cancel, kill, quit ----------------------------------------------------
     def action_cancel(self) -> None:
@@ -672,8 +625,11 @@ class DevagentApp(App[int]):
         yield SystemCommand("Cancel", "Cancel the model reply or running command (escape)", self.action_cancel)
         yield SystemCommand("Kill command", "Kill the running command (ctrl+k)", self.action_kill_command)
         yield SystemCommand("Next theme", "Switch to the next theme (ctrl+t)", self.action_next_theme)
-        yield SystemCommand("Working-tree diff", "Show `git diff` in the diff view (ctrl+d)",
+        yield SystemCommand("Working-tree diff", "Show `git diff`; again: the staged diff (ctrl+d)",
                             self.action_show_worktree_diff)
+        yield SystemCommand("Stage accepted hunks", "Stage (or in the staged view unstage) the accepted hunks (S)",
+                            self.action_stage_hunks)
+        yield SystemCommand("Run the tests", "Queue the repo's test command for approval", self.action_run_tests)
         yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)
         yield SystemCommand("Approve", "Approve the highlighted proposal (a)", lambda: self._queue_action("approve"))
         yield SystemCommand("Reject", "Reject the highlighted proposal with a reason (r)",

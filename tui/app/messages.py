@@ -48,11 +48,8 @@ class SessionReady(Message):
 
 
 class RepoRefreshed(Message):
-    """Fresh repo facts for the status bar and the working-tree diff."""
+    """Fresh repo facts (a worktree.TreeState) for the status bar and the working-tree diff."""
 
-    def __init__(self, branch: str, dirty: int, staged: int, diff: str | None) -> None:
+    def __init__(self, state: Any) -> None:
         super().__init__()
-        self.branch = branch
-        self.dirty = dirty
-        self.staged = staged
-        self.diff = diff
+        self.state = state

@@ -18,7 +18,7 @@ KEYS: list[tuple[str, str, str]] = [
     ("anywhere", "escape", "cancel the model reply or the running command"),
     ("anywhere", "ctrl+k", "kill the running command"),
     ("anywhere", "ctrl+t", "next theme"),
-    ("anywhere", "ctrl+d", "show the working-tree diff"),
+    ("anywhere", "ctrl+d", "show the working-tree diff; again: the staged diff"),
     ("anywhere", "ctrl+r", "reconnect to the model server now"),
     ("anywhere", "ctrl+q", "quit (q too, outside the prompt)"),
     ("prompt", "enter", "send the prompt (`!cmd` runs your own command)"),
@@ -32,7 +32,9 @@ KEYS: list[tuple[str, str, str]] = [
     ("approvals", "up / down", "move between proposals"),
     ("diff", "space", "accept / reject the hunk under the cursor"),
     ("diff", "n / p", "next / previous hunk"),
+    ("diff", "} / {", "next / previous file"),
     ("diff", "s", "unified / side-by-side"),
+    ("diff", "S", "stage the accepted hunks (in the staged view: unstage them)"),
 ]
 
 

@@ -3,8 +3,6 @@ sandbox strength and the keys that matter right now. All text is literal."""
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -60,46 +58,3 @@ class StatusBar(Static):
             text.append(self.keys, style="dim")
         return text
 
-
-def parse_porcelain(out: str) -> tuple[str, int, int]:
-    """Branch, dirty (unstaged + untracked) and staged counts from ``git status --porcelain=v2 --branch -z``."""
-    branch, dirty, staged = "", 0, 0
-    entries = out.split("\0")
-    skip = False
-    for entry in entries:
-        if skip:
-            skip = False
-            continue
-        if entry.startswith("# branch.head "):
-            branch = entry[len("# branch.head "):]
-        elif entry[:2] in ("1 ", "2 ", "u "):
-            xy = entry[2:4]
-            staged += xy[0] not in ".?"
-            dirty += xy[1] != "."
-            skip = entry.startswith("2 ")  # renames carry the original path as the next entry
-        elif entry.startswith("? "):
-            dirty += 1
-    return branch, dirty, staged
-
-
-async def _git(repo: Path, *args: str) -> str:
-    proc = await asyncio.create_subprocess_exec(
-        "git", *args, cwd=repo, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        out, _ = await proc.communicate()
-    except asyncio.CancelledError:
-        proc.kill()
-        await proc.wait()
-        raise
-    return out.decode("utf-8", "replace")
-
-
-async def git_status(repo: Path) -> tuple[str, int, int, str]:
-    """(branch, dirty, staged, working-tree diff) through the git CLI, without GitPython."""
-    status, diff = await asyncio.gather(
-        _git(repo, "status", "--porcelain=v2", "--branch", "-z"), _git(repo, "diff", "--no-color", "--no-ext-diff")
-    )
-    branch, dirty, staged = parse_porcelain(status)
-    return branch, dirty, staged, diff
