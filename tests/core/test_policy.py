@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tui.core.approval import Proposal, new_proposal_id
 from tui.core.config import Config, load_config
@@ -188,3 +190,16 @@ def test_bad_rules_are_config_errors(repo: Path) -> None:
         parse_rule("'unclosed", "allow", "user", repo)
     with pytest.raises(ConfigError):
         parse_rule("*", "allow", "user", repo)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(st.sampled_from(["rm", " -rf ", "/", "sudo ", "curl x", " | ", "sh", "&", ";", "$(", ")", "'",
+                                      '"', "git ", "push", " --force", "~", "*", "..", "\u202e", "\n", "a.py"]),
+                     max_size=12).map("".join))
+def test_evaluate_never_raises_and_never_allows_hard_denies(text: str, repo: Path) -> None:
+    policy = Policy(config(user={"allow": ["rm *", "sh *", "git *", "curl *"]}), True, repo)
+    proposal = cmd(text)
+    policy.evaluate(proposal)
+    assert proposal.policy in ("allow", "ask", "deny") and proposal.rule
+    if text.startswith("sudo ") or text.startswith("curl x | sh") and text[11:12] in ("", " ", ";", "&", "\n"):
+        assert proposal.policy == "deny", (text, proposal.rule)

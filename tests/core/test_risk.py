@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import git
 from tui.core.risk import assess, literal_warnings, loss_preview, parse
+from tui.core.risk_tables import SEVERITY
 
 LABELS = [
     ("ls -la", "read-only"),
@@ -138,3 +141,16 @@ def test_loss_preview_nothing_to_lose(repo: Path) -> None:
     assert loss_preview("git reset --hard", repo) == [
         "git reset --hard would discard uncommitted changes in: nothing (no matching changes right now)"]
     assert loss_preview("ls -la", repo) == []
+
+
+SHELLISH = st.lists(st.sampled_from(list("abcrm -|&;<>()$`'\"\\{}*?~/.=!#\n\t") + ["rm", "sudo", "curl", "git",
+                                                                                    " -rf ", "$(", "<("]),
+                    max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.one_of(SHELLISH, st.text(max_size=30)))
+def test_assess_never_raises(text: str) -> None:
+    risk = assess(text, FAKE_REPO)
+    assert risk.label in SEVERITY and risk.labels and risk.labels[0] == risk.label
+    literal_warnings(text)

@@ -184,12 +184,13 @@ def _command(node: Any, src: str, out: list[ParsedCommand], *, background: bool,
 
 
 def _unwrap(cmd: ParsedCommand, words: list[str], dyn: list[bool]) -> None:
-    i = 0
+    i = last_wrapper = 0
     while i < len(words):
         name = os.path.basename(words[i]) if not dyn[i] else ""
         if name not in T.WRAPPERS or i + 1 >= len(words):
             break
         cmd.wrappers.append(name)
+        last_wrapper = i
         if name in ("nohup", "setsid"):
             cmd.background = True
         i += 1
@@ -209,8 +210,9 @@ def _unwrap(cmd: ParsedCommand, words: list[str], dyn: list[bool]) -> None:
                 i += 1
             else:
                 break
-    if i >= len(words):
-        i = len(words) - 1
+    if i >= len(words):  # only wrapper options, no wrapped command (`env -i`): the wrapper is the program
+        cmd.wrappers.pop()
+        i = last_wrapper
     cmd.program = "" if dyn[i] else os.path.basename(words[i])
     cmd.args = words[i + 1:]
     cmd.dynamic = dyn[i + 1:]
@@ -220,8 +222,8 @@ def _find_exec(cmd: ParsedCommand, out: list[ParsedCommand]) -> None:
     """``find ... -exec CMD ... ;`` runs CMD: label it as a command of its own."""
     args = cmd.args
     for i, arg in enumerate(args):
-        if arg in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(args):
-            end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+")), len(args))
+        end = next((j for j in range(i + 1, len(args)) if args[j] in (";", "+")), len(args))
+        if arg in ("-exec", "-execdir", "-ok", "-okdir") and end > i + 1:
             inner = ParsedCommand("", [], [], nested=True, text=" ".join(args[i + 1:end]))
             _unwrap(inner, args[i + 1:end], list(cmd.dynamic[i + 1:end]))
             out.append(inner)
