@@ -85,6 +85,13 @@ async def scene_side_by_side(pilot: Any) -> None:
     await pilot.pause(0.1)
 
 
+async def scene_unified_rejected(pilot: Any) -> None:
+    await scene_queue(pilot)
+    pilot.app.query_one("#diff").focus()
+    await pilot.press("space")
+    await pilot.pause(0.1)
+
+
 SCENES = {"empty": scene_empty, "streaming": scene_streaming, "queue": scene_queue, "error": scene_error,
           "help": scene_help}
 
@@ -100,5 +107,8 @@ def test_themes(snap_compare: Any, snap_repo: Path, theme: str) -> None:
     assert snap_compare(build_app(snap_repo, theme=theme), terminal_size=(160, 48), run_before=scene_queue)
 
 
-def test_diff_side_by_side_with_rejected_hunk(snap_compare: Any, snap_repo: Path) -> None:
-    assert snap_compare(build_app(snap_repo), terminal_size=(160, 48), run_before=scene_side_by_side)
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("view", ["unified", "side_by_side"])
+def test_diff_with_rejected_hunk(snap_compare: Any, snap_repo: Path, view: str, size: tuple[int, int]) -> None:
+    scene = scene_side_by_side if view == "side_by_side" else scene_unified_rejected
+    assert snap_compare(build_app(snap_repo), terminal_size=size, run_before=scene)
