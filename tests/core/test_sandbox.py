@@ -189,3 +189,18 @@ async def test_user_config_writable_paths_are_bound(repo: Path, tmp_path: Path) 
         for child in extra.iterdir():
             child.unlink()
         extra.rmdir()
+
+
+@needs_bwrap
+async def test_submodule_git_file_is_read_only(repo: Path, tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    lib = make_repo(tmp_path / "lib")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    git(repo, "commit", "-qm", "add submodule")
+    dotgit = (repo / "vendor" / "lib" / ".git").read_text()
+    result = await _sandbox(repo).run("echo 'gitdir: /tmp/evil' > vendor/lib/.git; cd vendor/lib && "
+                                      "git commit --allow-empty -qm x; echo new > vendor-file.txt")
+    assert (repo / "vendor" / "lib" / ".git").read_text() == dotgit
+    assert (repo / "vendor" / "lib" / "vendor-file.txt").exists()
+    assert "Read-only" in result.output

@@ -146,6 +146,26 @@ def git_dirs(repo: Path) -> list[str]:
             path = os.path.realpath(os.path.join(repo, line.strip()))
             if line.strip() and os.path.isdir(path) and path not in found:
                 found.append(path)
+    return found + [p for p in _submodule_dotgits(repo) if p not in found]
+
+
+def _submodule_dotgits(repo: Path) -> list[str]:
+    """Submodules' `.git` files inside the work tree (their git dirs live under the read-only .git/modules)."""
+    if not (repo / ".gitmodules").is_file():
+        return []
+    try:
+        out = subprocess.run(["git", "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"],
+                             cwd=repo, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found = []
+    for line in out.stdout.splitlines():
+        rel = line.split(" ", 1)[1] if " " in line else ""
+        dotgit = os.path.join(repo, rel, ".git")
+        if rel and os.path.lexists(dotgit) and not os.path.islink(dotgit):
+            real = os.path.realpath(dotgit)
+            if os.path.commonpath([real, os.path.realpath(repo)]) == os.path.realpath(repo):
+                found.append(dotgit)
     return found
 
 
