@@ -154,3 +154,14 @@ def test_assess_never_raises(text: str) -> None:
     risk = assess(text, FAKE_REPO)
     assert risk.label in SEVERITY and risk.labels and risk.labels[0] == risk.label
     literal_warnings(text)
+
+
+def test_loss_preview_rm_lists_ignored_files(repo: Path) -> None:
+    (repo / ".gitignore").write_text("build/\n.env\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "artifact.bin").write_text("x")
+    (repo / ".env").write_text("TOKEN=1\n")
+    text = "\n".join(loss_preview("rm -rf build .env app.py", repo))
+    assert "checkpoints do not cover" in text and "build/" in text and ".env" in text
+    assert "app.py" not in text  # tracked: a checkpoint brings it back
+    assert loss_preview("rm app.py", repo) == []

@@ -534,14 +534,31 @@ def _paths_after(cmd: ParsedCommand, skip: int) -> list[str]:
     return [w for w, _ in cmd.positionals()[skip:]]
 
 
+def _rm_preview(cmd: ParsedCommand, repo: Path, limit: int) -> list[str]:
+    """rm of ignored files: checkpoints cannot bring those back, so list them."""
+    paths = [w for w, d in cmd.positionals() if not d and where(w, False, repo) == "repo"]
+    if not paths:
+        return []
+    found = _git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "--", *paths)
+    if not found:
+        return []
+    lines = ["rm would delete ignored files that checkpoints do not cover:"]
+    lines += [f"  {line}" for line in found[:limit]]
+    if len(found) > limit:
+        lines.append(f"  ... and {len(found) - limit} more")
+    return lines
+
+
 def loss_preview(command: str, repo: Path, limit: int = 20) -> list[str]:
-    """What destructive git commands in ``command`` would throw away, listed before approval."""
+    """What destructive git commands (and rm of ignored files) in ``command`` would throw away, before approval."""
     try:
         commands = parse(command)
     except ValueError:
         return []
     lines: list[str] = []
     for cmd in commands:
+        if cmd.program == "rm":
+            lines += _rm_preview(cmd, repo, limit)
         if cmd.program != "git" or not cmd.positionals():
             continue
         flags, sub = cmd.flags(), cmd.subcommand
