@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tui.core import sandbox as sandbox_module
 from tui.core import sandbox_profile
 from tui.core.config import Config
 from tui.core.errors import SandboxError
@@ -88,7 +89,10 @@ async def test_environment_is_an_allow_list(repo: Path, mode: str, monkeypatch: 
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_rlimits_file_size_and_core(repo: Path, mode: str) -> None:
+@pytest.mark.parametrize("via", ["prlimit", "preexec"])
+async def test_rlimits_file_size_and_core(repo: Path, mode: str, via: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if via == "preexec":
+        monkeypatch.setattr(sandbox_module, "_PRLIMIT", "")  # hosts without util-linux prlimit
     sandbox = _sandbox(repo, mode)
     sandbox.config.limits.file_size_mb = 1
     result = await sandbox.run("head -c 3000000 /dev/zero > big.bin; echo rc=$?; ulimit -c")

@@ -36,6 +36,16 @@ from tui.core.sandbox_profile import (
 __all__ = ["CommandResult", "Sandbox", "SandboxInfo", "detect"]
 
 _F_SETPIPE_SZ = 1031
+_PRLIMIT = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin") or ""
+
+
+def _limit_pair(which: int, value: int) -> tuple[int, int]:
+    """(soft, hard) no higher than the current hard limit; CPU gets a 5 s hard margin (SIGXCPU, then SIGKILL)."""
+    _soft, hard = resource.getrlimit(which)
+    soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY:
+        return soft, soft + 5
+    return soft, soft
 _POLL = 0.05
 
 
@@ -156,15 +166,26 @@ class Sandbox:
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + argv, host_env, self.repo
 
-    def _preexec(self) -> None:
+    def _rlimits(self) -> list[tuple[int, int, str]]:
         limits = self.config.limits
-        for which, value in ((resource.RLIMIT_CPU, limits.cpu_seconds),
-                             (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024),
-                             (resource.RLIMIT_CORE, 0)):
-            _soft, hard = resource.getrlimit(which)
-            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            hard_new = cap + 5 if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else cap
-            resource.setrlimit(which, (cap, hard_new))
+        return [(resource.RLIMIT_CPU, limits.cpu_seconds, "cpu"),
+                (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024, "fsize"),
+                (resource.RLIMIT_CORE, 0, "core")]
+
+    def _with_prlimit(self, argv: list[str]) -> list[str] | None:
+        """The `prlimit` program sets the rlimits without a Python preexec_fn (which forces a slow fork)."""
+        prlimit = _PRLIMIT
+        if not prlimit:
+            return None
+        opts = []
+        for which, value, name in self._rlimits():
+            soft, hard = _limit_pair(which, value)
+            opts.append(f"--{name}={soft}:{hard}")
+        return [prlimit, *opts, "--", *argv]
+
+    def _preexec(self) -> None:
+        for which, value, _name in self._rlimits():
+            resource.setrlimit(which, _limit_pair(which, value))
 
     # -- running --------------------------------------------------------------------------------
 
@@ -178,13 +199,14 @@ class Sandbox:
         idle = limits.idle_timeout if idle_timeout is None else idle_timeout
         marker = secrets.token_hex(8)
         argv, host_env, workdir = self.build(command, network=network, cwd=cwd, env=env, marker=marker)
+        limited = self._with_prlimit(argv)
         loop = asyncio.get_running_loop()
         out = OutputBuffer(limits.output_cap, on_output, loop)
         started = time.monotonic()
         try:
             transport, proto = await loop.subprocess_exec(
-                lambda: _Protocol(out), *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=self._preexec,
+                lambda: _Protocol(out), *(limited or argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=None if limited else self._preexec,
                 env=host_env, cwd=workdir)
         except OSError as exc:
             raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}",
