@@ -73,6 +73,9 @@ class DevagentApp(ApprovalsMixin, App[int]):
     CSS_PATH = str(Path(__file__).with_name("app.tcss"))
     TITLE = "devagent"
     ENABLE_COMMAND_PALETTE = True
+    # Layout classes on the screen (app.tcss): stack the panes on narrow terminals, shrink on short ones.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
@@ -181,7 +184,6 @@ class DevagentApp(ApprovalsMixin, App[int]):
         bar = self.query_one(StatusBar)
         bar.repo_name = self.repo.name
         self.query_one(PromptInput).focus()
-        self._update_layout(self.size.width, self.size.height)
         self._update_keys()
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
@@ -195,13 +197,6 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.run_worker(self._open_session(), name="open-session", group="session", exit_on_error=False)
         elif self.initial_prompt:
             self._submit(self.initial_prompt)
-
-    def on_resize(self, event: Any) -> None:
-        self._update_layout(event.size.width, event.size.height)
-
-    def _update_layout(self, width: int, height: int) -> None:
-        self.screen.set_class(width < NARROW, "-narrow")
-        self.screen.set_class(height < 32, "-short")
 
     # banner ----------------------------------------------------------------
     def _set_banner(self, *, server: str | None = None, error: str | None = None) -> None:
