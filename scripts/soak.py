@@ -28,6 +28,7 @@ import os
 import random
 import secrets
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -160,13 +161,41 @@ class StoreReader:
         return str(self.db.execute("PRAGMA quick_check").fetchone()[0])
 
 
-async def soak_turns(turns: int, seed: int, deadline: float, report: Report, workdir: Path) -> None:
+class Hung(Exception):
+    """A turn outlived the guard; the message is where it was waiting."""
+
+
+async def guarded(coro: Any) -> Any:
+    """Await with the TURN_GUARD; on a hang, record the task's stack before cancelling it."""
+    task = asyncio.ensure_future(coro)
+    finished, _ = await asyncio.wait({task}, timeout=TURN_GUARD)
+    if finished:
+        return task.result()
+    where = "\n".join(await_chain(task.get_coro()))
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
+    raise Hung(where)
+
+
+def await_chain(coro: Any) -> list[str]:
+    """file:line of every coroutine in the chain the task is suspended in, outermost first."""
+    out = []
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            out.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return out
+
+
+async def soak_turns(turns: int, seed: int, deadline: float, report: Report, workdir: Path,
+                     faults: set[str] | None = None) -> None:
     from tests.ollama_server import ScriptedOllama
     from tui.core.session import Session
 
     rnd = random.Random(seed)
     menu = fault_menu(rnd)
-    names = sorted(menu)
+    names = sorted(n for n in menu if not faults or n in faults)
     repo = make_repo(workdir / "turns-repo")
     config = soak_config(repo)
     script = TurnScript()
@@ -178,6 +207,7 @@ async def soak_turns(turns: int, seed: int, deadline: float, report: Report, wor
     emitted: list[Any] = []
     started = time.monotonic()
     done_turns = 0
+    durations: list[float] = []
     with ScriptedOllama() as server:
         server.default_reply = script  # type: ignore[assignment] - a callable reply source
         try:
@@ -197,17 +227,19 @@ async def soak_turns(turns: int, seed: int, deadline: float, report: Report, wor
                 script.replies = menu[fault]()
                 emitted.clear()
                 before = reader.last_seq(session.session_id)
+                turn_started = time.monotonic()
                 try:
-                    done = await asyncio.wait_for(session.run_turn(f"turn {turn}: {fault}"), TURN_GUARD)
+                    done = await guarded(session.run_turn(f"turn {turn}: {fault}"))
                     reasons[done.reason] = reasons.get(done.reason, 0) + 1
-                except asyncio.TimeoutError:
+                except Hung as hung:
                     hangs += 1
-                    report.fail(f"turn {turn} ({fault}) did not end within {TURN_GUARD:.0f}s")
+                    report.fail(f"turn {turn} ({fault}) did not end within {TURN_GUARD:.0f}s; it waited in:\n{hung}")
                 except Exception as exc:  # noqa: BLE001 - this is what we count
                     crashes += 1
                     report.fail(f"turn {turn} ({fault}) crashed: {type(exc).__name__}: {exc}\n"
                                 + "".join(traceback.format_exception(exc)[-3:]))
                 done_turns += 1
+                durations.append(time.monotonic() - turn_started)
                 stored = [t for _s, t, _d in reader.events_after(session.session_id, before)]
                 shown = [e.type for e in emitted if not (e.type == "error" and "could not record" in
                                                          getattr(e, "message", ""))]
@@ -220,7 +252,18 @@ async def soak_turns(turns: int, seed: int, deadline: float, report: Report, wor
             if session is not None:
                 await session.close()
     report.facts["turns"] = {"run": done_turns, "crashes": crashes, "hangs": hangs, "unrecorded_turns": missing,
-                             "seconds": round(time.monotonic() - started, 1), "faults": counts, "outcomes": reasons}
+                             "seconds": round(time.monotonic() - started, 1), "faults": counts, "outcomes": reasons,
+                             "turn_seconds": _spread(durations)}
+
+
+def _spread(durations: list[float]) -> dict[str, float]:
+    """Turn times overall and for the first and last 50 turns (a growing gap means cost grows with history)."""
+    if not durations:
+        return {}
+    ordered = sorted(durations)
+    return {"median": round(statistics.median(durations), 3), "p95": round(ordered[int(len(ordered) * 0.95)], 3),
+            "max": round(ordered[-1], 3), "first_50_median": round(statistics.median(durations[:50]), 3),
+            "last_50_median": round(statistics.median(durations[-50:]), 3)}
 
 
 # -- 2. sandboxed process corpus ------------------------------------------------------------------------------
@@ -467,7 +510,7 @@ def soak_kill(report: Report, workdir: Path, names: set[str] | None = None) -> N
 
 
 def run_soak(turns: int, commands: int, minutes: float | None, seed: int, kill: bool | set[str] = True,
-             modes: tuple[str, ...] = ("auto",)) -> Report:
+             modes: tuple[str, ...] = ("auto",), faults: set[str] | None = None) -> Report:
     """Everything, in one temp dir; returns the report (the short pytest version calls this too)."""
     report = Report()
     no_nagle()
@@ -476,7 +519,7 @@ def run_soak(turns: int, commands: int, minutes: float | None, seed: int, kill: 
         work = Path(tmp)
         isolate_env(work)
         if turns:
-            asyncio.run(soak_turns(turns, seed, time.monotonic() + budget * 0.6, report, work))
+            asyncio.run(soak_turns(turns, seed, time.monotonic() + budget * 0.6, report, work, faults))
         for mode in modes:
             if commands:
                 asyncio.run(soak_commands(commands, seed, time.monotonic() + budget * 0.3, report, work, mode))
@@ -494,10 +537,20 @@ def main() -> int:
     parser.add_argument("--skip-kill", action="store_true", help="leave out the kill -9 scenarios")
     parser.add_argument("--also-unsandboxed", action="store_true",
                         help="run the process corpus a second time with sandbox.mode = none")
+    parser.add_argument("--faults", help="comma-separated subset of the fault menu (default: all); "
+                        "'-name' entries leave faults out")
     parser.add_argument("--json", type=Path, help="write the summary here")
     args = parser.parse_args()
     modes = ("auto", "none") if args.also_unsandboxed else ("auto",)
-    report = run_soak(args.turns, args.commands, args.minutes, args.seed, not args.skip_kill, modes)
+    faults = None
+    if args.faults:
+        every = set(fault_menu(random.Random(0)))
+        picked = [f.strip() for f in args.faults.split(",") if f.strip()]
+        faults = {f for f in picked if not f.startswith("-")} or every
+        faults -= {f[1:] for f in picked if f.startswith("-")}
+        if not faults <= every:
+            parser.error(f"unknown faults {sorted(faults - every)}; choose from {sorted(every)}")
+    report = run_soak(args.turns, args.commands, args.minutes, args.seed, not args.skip_kill, modes, faults)
     print(json.dumps(report.facts, indent=2))
     print(f"\n{len(report.violations)} violation(s)")
     for text in report.violations:
