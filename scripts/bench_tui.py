@@ -192,6 +192,16 @@ async def app_drained(app: Any, pilot: Any) -> bool:
     return True
 
 
+def model_like_tokens() -> list[str]:
+    """Tokens shaped like a coder model's answer: prose paragraphs, inline code, a list, a code block."""
+    prose = ("I read `app.py` and the tests . The function adds two numbers but does not check the types , "
+             "so a string and an int raise a **TypeError** deep inside . Here is the change I propose :").split()
+    tokens = [w + " " for w in prose] + ["\n\n"]
+    tokens += ["- ", "keep ", "the ", "signature\n", "- ", "add ", "a ", "test\n\n"]
+    tokens += ["```python\n", "def ", "add(a, ", "b):\n", "    return ", "a + ", "b\n", "```\n\n"]
+    return tokens
+
+
 def streaming(repo: Path, tokens: int, rate: float, runs: int) -> list[dict[str, Any]]:
     from textual.app import App, ComposeResult
     from textual.widgets import Static
@@ -200,7 +210,7 @@ def streaming(repo: Path, tokens: int, rate: float, runs: int) -> list[dict[str,
     from tui.app.messages import EngineEvent
     from tui.core.events import TextDelta
 
-    words = ["The ", "quick ", "`code` ", "**bold** ", "word ", "and\n\n", "```python\n", "x = 1\n", "```\n\n"]
+    words = model_like_tokens()
 
     class Bare(App[None]):
         def compose(self) -> ComposeResult:

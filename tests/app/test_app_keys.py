@@ -222,3 +222,21 @@ async def test_stage_and_unstage_accepted_hunks(tmp_path: Path) -> None:
         await pilot.press("S")  # unstage it again
         await wait_for(pilot, lambda: git(repo, "diff", "--cached") == "", what="unstaged")
     assert (repo / "data.txt").read_text() == "".join(changed)  # the working tree is never touched
+
+
+async def test_events_arrive_while_a_modal_is_open(repo: Path) -> None:
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.query_one(ApprovalQueue).focus()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
+        feed(app, ev.TextDelta("streamed behind the help screen"), ev.CommandStarted("k", "make", "bwrap"),
+             ev.CommandOutput("k", "building\n"), ev.CommandFinished("k", 0, 0.1))
+        future = ask(app, Proposal(id="m1", kind="command", summary="make", command="make"))
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "HelpScreen"  # nothing stole the screen
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.main.query_one(ApprovalQueue).proposals)
+        assert "behind the help" in "".join(b.source for b in app.query(ReplyBlock))
+        await pilot.press("a")
+        assert future.result().action == "approve"

@@ -123,6 +123,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
         self._server_banner = ""
         self._load_themes(theme or self.config.ui.theme)
 
+    @property
+    def main(self) -> Screen:
+        """The main screen, whatever modal is on top (App.query would search the top screen)."""
+        return self.screen_stack[0] if self.screen_stack else self.screen
+
     # themes ----------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -155,8 +160,8 @@ class DevagentApp(ApprovalsMixin, App[int]):
         self.notify(f"theme: {self.theme}", timeout=2)
 
     def _theme_changed(self, theme: Any) -> None:
-        self.query_one(ApprovalQueue).refresh_styles()
-        self.query_one(StatusBar).refresh()
+        self.main.query_one(ApprovalQueue).refresh_styles()
+        self.main.query_one(StatusBar).refresh()
 
     # layout ----------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -179,11 +184,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        self.query_one("#diff").border_title = "Diff"
+        self.main.query_one("#diff").border_title = "Diff"
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        bar = self.query_one(StatusBar)
+        bar = self.main.query_one(StatusBar)
         bar.repo_name = self.repo.name
-        self.query_one(PromptInput).focus()
+        self.main.query_one(PromptInput).focus()
         self._update_keys()
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
@@ -204,7 +209,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self._server_banner = server
         if error is not None:
             self._error_banner = error
-        banner = self.query_one("#banner", Static)
+        banner = self.main.query_one("#banner", Static)
         text = "\n".join(t for t in (self._server_banner, self._error_banner) if t)
         banner.update(text)
         banner.set_class(bool(text), "-shown")
@@ -245,12 +250,12 @@ class DevagentApp(ApprovalsMixin, App[int]):
             return
         self.session = message.session
         info = getattr(self.session, "sandbox_info", None)
-        bar = self.query_one(StatusBar)
+        bar = self.main.query_one(StatusBar)
         if info is not None:
             bar.sandbox = f"{info.kind}" + ("" if info.active else " (inactive)")
             bar.sandbox_strong = bool(info.active) and info.kind != "none"
             if not bar.sandbox_strong:
-                self.query_one(AgentPane).add_notice(
+                self.main.query_one(AgentPane).add_notice(
                     f"No working sandbox ({info.detail}): every command needs your approval.", "warning")
         bar.model = getattr(self.session, "model_name", "") or bar.model
         self.run_worker(self._connect_loop, name="connect", group="connect", exclusive=True, exit_on_error=False)
@@ -283,11 +288,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
         return [w for w in self.workers if w.group in ("turn", "command") and not w.is_finished]
 
     def _submit(self, text: str) -> None:
-        agent = self.query_one(AgentPane)
+        agent = self.main.query_one(AgentPane)
         self._set_banner(error="")
         if self._busy():
             self.notify("The agent is busy: escape cancels it.", severity="warning")
-            self.query_one(PromptInput).load_text(text)
+            self.main.query_one(PromptInput).load_text(text)
             return
         agent.add_prompt(text)
         if self.session is None:
@@ -342,7 +347,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
         except DevagentError as err:
             self.emit(ErrorEvent(err.message, err.hint, source="engine"))
         except asyncio.CancelledError:
-            self.call_later(self.query_one(AgentPane).end_reply)
+            self.call_later(self.main.query_one(AgentPane).end_reply)
             raise
         except Exception as err:  # an engine bug must not kill the UI
             self.emit(ErrorEvent(f"{type(err).__name__}: {err}", "This is a devagent bug; please report it."))
@@ -360,22 +365,22 @@ class DevagentApp(ApprovalsMixin, App[int]):
             handler(event)
 
     def _on_session(self, event: Any) -> None:
-        bar = self.query_one(StatusBar)
+        bar = self.main.query_one(StatusBar)
         bar.model = event.model
         if event.sandbox:
             bar.sandbox = event.sandbox
 
     def _on_text(self, event: Any) -> None:
-        self.query_one(AgentPane).add_tokens(event.text)
+        self.main.query_one(AgentPane).add_tokens(event.text)
 
     def _on_text_done(self, event: Any) -> None:
-        self.query_one(AgentPane).end_reply()
+        self.main.query_one(AgentPane).end_reply()
 
     def _on_tool_call(self, event: Any) -> None:
-        self.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)
+        self.main.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)
 
     def _on_tool_result(self, event: Any) -> None:
-        line = self.query_one(AgentPane).tool_call(event.call_id)
+        line = self.main.query_one(AgentPane).tool_call(event.call_id)
         if line is not None:
             if line.state not in ("rejected",):
                 line.state = "done" if event.ok else "failed"
@@ -384,7 +389,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
 
     def _on_proposal(self, event: Any) -> None:
         proposal = event.proposal
-        agent = self.query_one(AgentPane)
+        agent = self.main.query_one(AgentPane)
         line = agent.tool_call(proposal.call_id or f"user-{proposal.id}")
         if line is None:
             line = agent.add_tool_call(proposal.call_id or proposal.id, proposal.tool or proposal.kind,
@@ -393,7 +398,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
         line.state = "waiting"
 
     def _on_decision(self, event: Any) -> None:
-        line = self.query_one(AgentPane).tool_call_for_proposal(event.id)
+        line = self.main.query_one(AgentPane).tool_call_for_proposal(event.id)
         if line is not None:
             line.state = "approved" if event.decision in ("approve", "edit") else "rejected"
             if event.reason:
@@ -402,35 +407,35 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self._drop_pending(event.id)
 
     def _on_command_started(self, event: Any) -> None:
-        output = self.query_one(OutputPane)
+        output = self.main.query_one(OutputPane)
         output.start(event.id, event.command, event.sandbox)
-        self.screen.add_class("-has-output")
+        self.main.add_class("-has-output")
         self._update_keys()
 
     def _on_command_output(self, event: Any) -> None:
-        self.query_one(OutputPane).write(event.text)
+        self.main.query_one(OutputPane).write(event.text)
 
     def _on_command_finished(self, event: Any) -> None:
-        self.query_one(OutputPane).finish(event.exit_code, event.duration, event.killed, event.dropped_bytes)
+        self.main.query_one(OutputPane).finish(event.exit_code, event.duration, event.killed, event.dropped_bytes)
         self._update_keys()
         self.refresh_repo()
 
     def _on_checkpoint(self, event: Any) -> None:
-        self.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it")
+        self.main.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it")
 
     def _on_error(self, event: Any) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")
-        self.query_one(AgentPane).add_notice(text, "error")
+        self.main.query_one(AgentPane).add_notice(text, "error")
         if not event.retryable and not (event.source == "model" and self._server_banner):
             self._set_banner(error=text)
 
     def _on_retry(self, event: Any) -> None:
-        self.query_one(AgentPane).add_notice(
+        self.main.query_one(AgentPane).add_notice(
             f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "warning")
 
     def _on_server(self, event: Any) -> None:
         self.server_state = event.state
-        bar = self.query_one(StatusBar)
+        bar = self.main.query_one(StatusBar)
         bar.server = event.state
         if event.model:
             bar.model = event.model
@@ -444,13 +449,13 @@ class DevagentApp(ApprovalsMixin, App[int]):
                 "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` still work."))
 
     def _on_context(self, event: Any) -> None:
-        self.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
+        self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
 
     def _on_notice(self, event: Any) -> None:
-        self.query_one(AgentPane).add_notice(event.message, event.level)
+        self.main.query_one(AgentPane).add_notice(event.message, event.level)
 
     def _on_turn_done(self, event: Any) -> None:
-        agent = self.query_one(AgentPane)
+        agent = self.main.query_one(AgentPane)
         agent.end_reply()
         if event.reason not in ("complete", "cancelled") and event.reason:  # Esc already said "cancelled"
             agent.add_notice(f"turn {event.reason}", "warning" if event.reason == "cancelled" else "info")
@@ -459,7 +464,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
 
     # the diff view ---------------------------------------------------------
     def _show_diff(self, text: str, title: str, mode: str) -> None:
-        view = self.query_one("#diff")
+        view = self.main.query_one("#diff")
         view.border_title = one_line(title, 100)
         show = getattr(view, "show_diff", None)
         if show is not None:
@@ -468,10 +473,10 @@ class DevagentApp(ApprovalsMixin, App[int]):
             else:
                 view.clear()  # type: ignore[attr-defined]
             index = getattr(view, "index", None)
-            for files in self.query("#files"):
+            for files in self.main.query("#files"):
                 files.set_files(index)  # type: ignore[attr-defined]
             multi = index is not None and len(index.files) > 1
-            self.query_one("#diff-area").set_class(multi, "-multi-file")
+            self.main.query_one("#diff-area").set_class(multi, "-multi-file")
         else:
             from rich.text import Text
 
@@ -495,11 +500,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
                         " accepted hunks", self.tree_mode)
 
     def on_diff_view_file_focused(self, message: Any) -> None:
-        for files in self.query("#files"):
+        for files in self.main.query("#files"):
             files.show_current(message.index)  # type: ignore[attr-defined]
 
     def on_file_list_file_selected(self, message: Any) -> None:
-        self.query_one("#diff").jump_to_file(message.index)  # type: ignore[attr-defined]
+        self.main.query_one("#diff").jump_to_file(message.index)  # type: ignore[attr-defined]
 
     def action_show_worktree_diff(self) -> None:
         """ctrl+d: show the working tree; pressed again, switch between unstaged and staged."""
@@ -514,7 +519,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.notify("S stages working-tree hunks; ctrl+d shows the working tree. Approve proposals with a.",
                         severity="warning")
             return
-        accepted = getattr(self.query_one("#diff"), "accepted_hunks", None)
+        accepted = getattr(self.main.query_one("#diff"), "accepted_hunks", None)
         if accepted is None or not self._tree_text():
             self.notify("Nothing to stage.", timeout=2)
             return
@@ -538,7 +543,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
 
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
         state = message.state
-        bar = self.query_one(StatusBar)
+        bar = self.main.query_one(StatusBar)
         bar.branch, bar.dirty, bar.staged = state.branch, state.dirty, state.staged
         before = self._tree_text()
         self.worktree_diff, self.staged_diff = state.unstaged_diff, state.staged_diff
@@ -552,14 +557,14 @@ class DevagentApp(ApprovalsMixin, App[int]):
         for worker in busy:
             worker.cancel()
         if busy:
-            self.query_one(AgentPane).add_notice("cancelled", "warning")
-            self.query_one(OutputPane).cancelled()
+            self.main.query_one(AgentPane).add_notice("cancelled", "warning")
+            self.main.query_one(OutputPane).cancelled()
         else:
-            self.query_one(PromptInput).focus()
+            self.main.query_one(PromptInput).focus()
         self._update_keys()
 
     def action_kill_command(self) -> None:
-        output = self.query_one(OutputPane)
+        output = self.main.query_one(OutputPane)
         if not output.running:
             self.notify("No command is running.", timeout=2)
             return
@@ -592,7 +597,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.push_screen(HelpScreen())
 
     def action_focus_pane(self, pane: str) -> None:
-        self.query_one(f"#{pane}").focus()
+        self.main.query_one(f"#{pane}").focus()
 
     # keys that matter now --------------------------------------------------
     def _update_keys(self) -> None:
@@ -601,15 +606,15 @@ class DevagentApp(ApprovalsMixin, App[int]):
         keys: list[str] = []
         if self._busy():
             keys.append("esc cancel")
-        if self.query_one(OutputPane).running:
+        if self.main.query_one(OutputPane).running:
             keys.append("^k kill")
         if self.pending:
-            if self.query_one(ApprovalQueue).has_focus:
+            if self.main.query_one(ApprovalQueue).has_focus:
                 keys.append("a approve · r reject · e edit · A low-risk · ⏎ open")
             else:
                 keys.append(f"{len(self.pending)} pending: tab to queue")
         keys.append("? help · ^p palette · ^q quit")
-        self.query_one(StatusBar).keys = " · ".join(keys)
+        self.main.query_one(StatusBar).keys = " · ".join(keys)
 
     def on_descendant_focus(self) -> None:
         self._update_keys()

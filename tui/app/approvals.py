@@ -38,13 +38,16 @@ class ApprovalsMixin(Base):
 
     def _update_keys(self) -> None: ...
 
+    @property
+    def main(self) -> Screen: ...
+
     def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
         proposal = message.proposal
         self.pending[proposal.id] = (proposal, message.future)
-        queue = self.query_one(ApprovalQueue)
+        queue = self.main.query_one(ApprovalQueue)
         queue.add(proposal)
-        self.screen.add_class("-has-queue")
-        prompt = self.query_one(PromptInput)
+        self.main.add_class("-has-queue")
+        prompt = self.main.query_one(PromptInput)
         if not prompt.text.strip() and isinstance(self.screen, Screen) and not self.screen.is_modal:
             queue.focus()
         if queue.current is proposal:
@@ -53,19 +56,19 @@ class ApprovalsMixin(Base):
 
     def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
         self._drop_pending(message.proposal_id)
-        line = self.query_one(AgentPane).tool_call_for_proposal(message.proposal_id)
+        line = self.main.query_one(AgentPane).tool_call_for_proposal(message.proposal_id)
         if line is not None and line.state == "waiting":
             line.state = "rejected"
             line.result = "withdrawn (cancelled)"
 
     def _drop_pending(self, proposal_id: str) -> None:
         self.pending.pop(proposal_id, None)
-        queue = self.query_one(ApprovalQueue)
+        queue = self.main.query_one(ApprovalQueue)
         queue.discard(proposal_id)
         if not self.pending:
-            self.screen.remove_class("-has-queue")
+            self.main.remove_class("-has-queue")
             if queue.has_focus:
-                self.query_one(PromptInput).focus()
+                self.main.query_one(PromptInput).focus()
         if self.diff_for == proposal_id:
             self._show_proposal_diff(queue.current)
         self._update_keys()
@@ -78,7 +81,7 @@ class ApprovalsMixin(Base):
         _, future = entry
         if not future.done():
             future.set_result(decision)
-        line = self.query_one(AgentPane).tool_call_for_proposal(proposal_id)
+        line = self.main.query_one(AgentPane).tool_call_for_proposal(proposal_id)
         if line is not None:
             line.state = "approved" if decision.approved else "rejected"
         self._drop_pending(proposal_id)
@@ -86,7 +89,7 @@ class ApprovalsMixin(Base):
     def approve(self, proposal: Proposal) -> None:
         hunks: tuple[int, ...] | None = None
         if proposal.diff and self.diff_for == proposal.id:
-            accepted = getattr(self.query_one("#diff"), "accepted_hunks", None)
+            accepted = getattr(self.main.query_one("#diff"), "accepted_hunks", None)
             if accepted is not None:
                 hunks = tuple(accepted())
         self.resolve(proposal.id, Decision("approve", hunks=hunks))
@@ -146,5 +149,5 @@ class ApprovalsMixin(Base):
         self._show_proposal_diff(message.proposal)
 
     def _queue_action(self, action: str) -> None:
-        self._act(action, self.query_one(ApprovalQueue).current)
+        self._act(action, self.main.query_one(ApprovalQueue).current)
 
