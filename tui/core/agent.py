@@ -254,15 +254,19 @@ class Agent:
             decision = Decision("approve", by="policy")
         else:
             decision = await self.approver.decide(proposal)
+            decided = proposal
             if decision.action == "edit" and decision.command and proposal.kind == "command":
-                edited = Proposal.from_dict({**proposal.to_dict(), "command": decision.command})
-                self.policy.evaluate(edited)
-                if edited.policy == "deny":
-                    decision = Decision("reject", reason=f"the edited command is denied by policy ({edited.rule})",
+                decided = Proposal.from_dict({**proposal.to_dict(), "command": decision.command})
+                self.policy.evaluate(decided)
+                if decided.policy == "deny":
+                    decision = Decision("reject", reason=f"the edited command is denied by policy ({decided.rule})",
                                         by="policy")
             if decision.approved and decision.remember:
-                rule = self.policy.remember(proposal)
-                self.emit(Notice(f"approving similar commands for this session: {rule}"))
+                rule = self.policy.remember(decided)
+                if rule:
+                    self.emit(Notice(f"approving similar commands for this session: {rule}"))
+                else:
+                    self.emit(Notice("this proposal cannot become a rule; similar ones will still ask", "warning"))
         status = "approved" if decision.approved else ("stopped" if decision.action == "stop" else "rejected")
         self.store.set_proposal(proposal.id, status, decision=decision.to_dict())
         self.emit(DecisionMade(id=proposal.id, decision=decision.action, reason=decision.reason, by=decision.by))
