@@ -610,10 +610,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
             keys.append("^k kill")
         if self.pending:
             if self.main.query_one(ApprovalQueue).has_focus:
-                keys.append("a approve · r reject · e edit · A low-risk · ⏎ open")
+                keys.append("a approve · r reject · e edit · A low-risk · ⏎ open" if self.size.width >= NARROW
+                            else "a/r/e/A/⏎")
             else:
                 keys.append(f"{len(self.pending)} pending: tab to queue")
-        keys.append("? help · ^p palette · ^q quit")
+        keys.append("? help · ^p palette · ^q quit" if self.size.width >= NARROW else "? help")
         self.main.query_one(StatusBar).keys = " · ".join(keys)
 
     def on_descendant_focus(self) -> None:
