@@ -75,6 +75,7 @@ class Result:
     seconds: float
     why: str
     tools: list[str] = field(default_factory=list)
+    answer: str = ""  # the end of what the model said, to see why a task failed
 
 
 def git(repo: Path, *args: str) -> str:
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
             ok, why = False, f"check failed: {exc}"
         if run.rc is None or run.rc < 0 or run.seconds >= args.timeout:
             why += f" (timed out after {args.timeout:.0f} s)"
-        results.append(Result(name, ok, round(run.seconds, 1), why, run.tool_names()))
+        results.append(Result(name, ok, round(run.seconds, 1), why, run.tool_names(), run.answer[-400:]))
         print(f"{'PASS' if ok else 'FAIL'}  {name:<18} {run.seconds:6.1f} s  {why}  tools={run.tool_names()}",
               flush=True)
     passed = sum(r.ok for r in results)
