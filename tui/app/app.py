@@ -117,6 +117,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
         self.tree_mode = "unstaged"  # which of the two the diff view shows when nothing is proposed
         self.server_state = "connecting"
         self.retry_seconds = RETRY_SECONDS
+        self.quitting = False
         self.theme_names: list[str] = []
         self.theme_problems: list[str] = []
         self._error_banner = ""
@@ -359,6 +360,8 @@ class DevagentApp(ApprovalsMixin, App[int]):
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
+        if self.quitting:
+            return  # the session is closing; its last notices have nowhere to go
         event = message.event
         handler = getattr(self, f"_on_{event.type}", None)
         if handler is not None:
@@ -580,6 +583,10 @@ class DevagentApp(ApprovalsMixin, App[int]):
         self.notify("killing the running command", timeout=2)
 
     async def action_quit(self) -> None:
+        if self.quitting:
+            return
+        self.quitting = True
+        self.main.query_one(StatusBar).keys = "quitting: stopping commands and the model client…"
         for worker in list(self.workers):
             worker.cancel()
         for _, future in list(self.pending.values()):

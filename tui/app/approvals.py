@@ -33,6 +33,7 @@ class ApprovalsMixin(Base):
 
     pending: dict[str, tuple[Proposal, asyncio.Future[Decision]]]
     diff_for: str
+    quitting: bool
 
     def _show_proposal_diff(self, proposal: Proposal | None) -> None: ...
 
@@ -42,6 +43,9 @@ class ApprovalsMixin(Base):
     def main(self) -> Screen: ...
 
     def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
+        if self.quitting:
+            message.future.cancel()
+            return
         proposal = message.proposal
         self.pending[proposal.id] = (proposal, message.future)
         queue = self.main.query_one(ApprovalQueue)
@@ -55,6 +59,8 @@ class ApprovalsMixin(Base):
         self._update_keys()
 
     def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
+        if self.quitting:
+            return
         self._drop_pending(message.proposal_id)
         line = self.main.query_one(AgentPane).tool_call_for_proposal(message.proposal_id)
         if line is not None and line.state == "waiting":
