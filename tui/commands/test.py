@@ -7,6 +7,8 @@ import asyncio
 import json
 import sys
 
+from tui.commands.common import add_model_options
+
 HELP = "run the repo's test suite (sandboxed) and summarise failures; exits with the suite's own exit code"
 
 
@@ -18,6 +20,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the detected suites and exit")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object (no live output)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock limit per suite")
+    fix = parser.add_argument_group("fix loop")
+    fix.add_argument("--fix", action="store_true",
+                     help="while tests fail: ask the model for a fix (you approve each edit), then rerun")
+    fix.add_argument("--attempts", type=int, metavar="N", help="fix attempts before giving up (tests.fix_attempts)")
+    fix.add_argument("--yes", action="store_true", help="with --fix: approve what the policy does not deny")
+    add_model_options(parser)
 
 
 def _print_run(run: object) -> None:
@@ -33,7 +41,46 @@ def _print_run(run: object) -> None:
     print(run.summary())
 
 
+async def _fix(args: argparse.Namespace) -> int:
+    """The fix loop from the command line: the same session, approvals and sandbox as `devagent run`."""
+    from tui.commands.common import find_repo
+    from tui.core.approval import ApproveAll
+    from tui.core.config import load_config
+    from tui.core.events import FixAttempt
+    from tui.core.headless import StdinLines, TextApprover, TextPrinter
+    from tui.core.session import Session
+
+    repo = find_repo()
+    config = load_config(repo)
+    printer = TextPrinter()
+
+    def show(event: object) -> None:
+        if isinstance(event, FixAttempt):
+            if event.state == "fixing":
+                print(f"\n== fix attempt {event.attempt}/{event.limit}: {event.failing} failing ==", flush=True)
+            else:
+                print(f"\n== fix loop stopped: {event.reason} after {event.attempt} attempt(s) ==", flush=True)
+        else:
+            printer(event)  # type: ignore[arg-type]
+
+    approver = ApproveAll() if args.yes else TextApprover(StdinLines())
+    session = await Session.open(repo, config, approver=approver, emit=show, model=args.model, host=args.host,
+                                 backend=args.backend, model_file=args.model_file)
+    try:
+        result = await session.fix_tests(args.selection, args.suite or "", args.attempts)
+    finally:
+        await session.close()
+    last = result.last
+    if last is not None:
+        _print_run(last)
+    if last is None or last.ok:
+        return 0
+    return last.exit_code if last.exit_code not in (None, 0) else 1
+
+
 async def _main(args: argparse.Namespace) -> int:
+    if args.fix:
+        return await _fix(args)
     from tui.commands.common import find_repo
     from tui.core.config import load_config
     from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan

@@ -207,7 +207,7 @@ class Agent:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",
                                 f"unknown tool {call.name}")
         else:
-            result = await self._run_tool(spec, call, call_id)
+            result = await self.run_tool(spec, call, call_id)
         budget = self.config.limits.tool_output_tokens * CHARS_PER_TOKEN
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
@@ -216,7 +216,7 @@ class Agent:
             body = bound(body, budget, "tool output")
         self._append(self._tool_message(call, body))
 
-    async def _run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
+    async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:
             if spec.read_only:
                 assert spec.run is not None

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
-from tui.core.approval import Approver, Proposal, new_proposal_id
+from tui.core.approval import Approver
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreachable
-from tui.core.events import (Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted, ToolCallFinished,
-                             ToolCallStarted, TurnDone)
-from tui.core.llm.base import ModelInfo
+from tui.core.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
+                             ToolCallFinished, ToolCallStarted, TurnDone)
+from tui.core.llm.base import ModelInfo, ToolCall
 from tui.core.store import Store, default_store_path
-from tui.core.tools.base import ToolContext
+from tui.core.tools.base import ToolContext, ToolResult
 
 
 def git_common_dir(repo: Path) -> Path:
@@ -181,30 +182,67 @@ class Session:
         self.store.touch(self.session_id, title=prompt)
         return await self.agent.run_turn(prompt)
 
-    async def run_user_command(self, command: str) -> None:
+    async def run_user_command(self, command: str) -> ToolResult:
         """The developer's own `!command`: same policy, approver and sandbox as the agent's commands."""
-        from tui.core.tools.run_command import COMMAND
+        return await self.run_tool("run_command", {"command": command}, source="user")
 
-        proposal = Proposal(id=new_proposal_id(), kind="command", tool="user", summary=command.splitlines()[0],
-                            command=command, arguments={"command": command})
-        call_id = "user-" + proposal.id
-        self.emit(ToolCallStarted(call_id=call_id, name="run_command", arguments={"command": command}, source="user"))
-        decide = self.agent.decide if self.agent else self._decide_without_model
-        decision = await decide(proposal)
-        if not decision.approved:
-            self.emit(ToolCallFinished(call_id, "run_command", False, f"rejected {decision.reason}".strip()))
-            return
-        assert COMMAND.execute is not None
-        result = await COMMAND.execute(self.ctx, proposal, decision)
-        self.emit(ToolCallFinished(call_id, "run_command", result.ok, result.summary, result.output, result.diff))
+    async def run_tool(self, name: str, arguments: dict[str, Any], *, source: str = "user") -> ToolResult:
+        """Run one tool for the developer (no model needed): `/scaffold`, the test key, commit, `!cmd`.
 
-    async def _decide_without_model(self, proposal: Proposal):  # type: ignore[no-untyped-def]
+        State-changing tools go through exactly the same Policy, Approver and sandbox as the agent's calls.
+        """
+        from tui.core.tools.base import ToolResult
+
+        spec = self.tools.get(name)
+        call_id = f"{source}-{uuid.uuid4().hex[:8]}"
+        self.emit(ToolCallStarted(call_id=call_id, name=name, arguments=arguments, source=source))
+        if spec is None:
+            result = ToolResult(False, f"no tool named {name!r}", f"unknown tool {name}")
+        else:
+            self.ctx.extras.setdefault("backend", self.backend if self.info else None)
+            result = await self._tool_agent().run_tool(spec, ToolCall(name, arguments, call_id, source), call_id)
+        self.emit(ToolCallFinished(call_id, name, result.ok, result.summary, result.output, result.diff))
+        return result
+
+    def _tool_agent(self) -> Any:
+        """The agent when connected; otherwise one that can decide and run tools but never calls a model."""
+        if self.agent is not None:
+            return self.agent
         from tui.core.agent import Agent
 
-        agent = Agent(backend=self.backend, info=ModelInfo(""), tools=self.tools, approver=self.approver,
-                      policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
-                      config=self.config, emit=self.emit, messages=self.messages)
-        return await agent.decide(proposal)
+        return Agent(backend=self.backend, info=ModelInfo(""), tools=self.tools, approver=self.approver,
+                     policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
+                     config=self.config, emit=self.emit, messages=self.messages)
+
+    async def fix_tests(self, selection: str = "", suite: str = "", limit: int | None = None) -> Any:
+        """The fix loop: run the tests; while they fail, ask the agent for a fix (approved as usual), rerun.
+
+        Stops when they pass, at ``tests.fix_attempts``, when the same failures come back unchanged, when a
+        turn changes nothing, or when the task is cancelled (Esc). Every approved edit is checkpointed.
+        """
+        from tui.core.checkpoints import snapshot_tree
+        from tui.core.repo import Repo
+        from tui.core.testing import FixLoop, run_tests
+
+        limit = self.config.tests.fix_attempts if limit is None else limit
+        repo = Repo(self.repo)
+
+        async def run() -> Any:
+            test_run = await run_tests(self.repo, self.config, selection, suite, runner=self.sandbox,
+                                       on_output=lambda text: self.emit(CommandOutput(id="tests", text=text)))
+            self.emit(Notice(f"tests: {test_run.summary()}"))
+            return test_run
+
+        async def ask_fix(test_run: Any, attempt: int) -> bool:
+            before = await asyncio.to_thread(snapshot_tree, repo)
+            prompt = (f"The tests fail (fix attempt {attempt} of {limit}). Read the failing code, then propose the "
+                      "smallest edit that makes them pass. Do not run the tests: devagent reruns them after your "
+                      f"edit.\n\n{test_run.to_model_text(2400)}")
+            done = await self.run_turn(prompt)
+            after = await asyncio.to_thread(snapshot_tree, repo)
+            return done.reason in ("complete", "limit") and after != before
+
+        return await FixLoop(run, ask_fix, limit, self.emit).run()
 
     async def close(self) -> None:
         try:
