@@ -46,7 +46,7 @@ async def test_kill_key_and_escape_stop_commands(repo: Path, ollama_server: Scri
         await wait_for(pilot, lambda: app.query_one(StatusBar).server == "connected")
         output = app.query_one(OutputPane)
         for key in ("ctrl+k", "escape"):
-            app.query_one(PromptInput).load_text("!sleep 120 > slept.txt")
+            app.query_one(PromptInput).load_text("!sleep 117.25 > slept.txt")
             app.query_one(PromptInput).focus()
             await pilot.press("enter")
             queue = app.query_one(ApprovalQueue)
@@ -57,5 +57,5 @@ async def test_kill_key_and_escape_stop_commands(repo: Path, ollama_server: Scri
             await wait_for(pilot, lambda: not app._busy(), timeout=10, what=f"{key} stops the command")
             await wait_for(pilot, lambda: not output.running, what="output pane shows the end")
             assert "killed" in output.log_widget.lines[-1] or "exit" in output.log_widget.lines[-1]
-        out = subprocess.run(["pgrep", "-f", "sleep 120"], capture_output=True, text=True)
-        assert out.stdout.strip() == ""
+        out = subprocess.run(["pgrep", "-af", "sleep 117.25"], capture_output=True, text=True)
+        assert out.stdout.strip() == "", subprocess.run(["ps", "-ef", "--forest"], capture_output=True, text=True).stdout[-3000:]
