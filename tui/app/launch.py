@@ -37,4 +37,4 @@ def launch(args: argparse.Namespace) -> int:
         session_options=session_options(args), theme=getattr(args, "theme", None),
     )
     result = app.run()
-    return int(result or 0)
+    return int(app.return_code or result or 0)  # return_code is non-zero when the app crashed
