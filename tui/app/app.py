@@ -218,11 +218,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
     # the engine ------------------------------------------------------------
     def emit(self, event: Any) -> None:
         """The engine's emit callback; safe from the loop and from threads."""
-        message = msg.EngineEvent(event)
-        if self._thread_id == threading.get_ident():
-            self.post_message(message)
-        else:
-            self.call_from_thread(self.post_message, message)
+        self._post_from_engine(msg.EngineEvent(event))
 
     def _post_from_engine(self, message: Any) -> None:
         if self._thread_id == threading.get_ident():
@@ -242,6 +238,10 @@ class DevagentApp(ApprovalsMixin, App[int]):
             return
         except ImportError as err:
             self.post_message(msg.SessionReady(None, f"the engine is not available: {err}"))
+            return
+        except Exception as err:  # a broken state dir or store must be reported, not swallowed by the worker
+            self.post_message(msg.SessionReady(None, f"could not open the session: {type(err).__name__}: {err}",
+                                               "Run `devagent doctor` for details."))
             return
         self.post_message(msg.SessionReady(session))
 
@@ -276,9 +276,12 @@ class DevagentApp(ApprovalsMixin, App[int]):
                 await self.session.connect()
                 return
             except ModelError as err:
-                host = getattr(getattr(self.session, "backend", None), "host", "")
-                await asyncio.sleep(self.retry_seconds)
-                self.emit(ServerStatus("reconnecting", host, detail=err.message))
+                detail = err.message
+            except Exception as err:  # keep retrying; say what happened
+                detail = f"{type(err).__name__}: {err}"
+            host = getattr(getattr(self.session, "backend", None), "host", "")
+            await asyncio.sleep(self.retry_seconds)
+            self.emit(ServerStatus("reconnecting", host, detail=detail))
 
     def action_reconnect(self) -> None:
         if self.session is not None:

@@ -59,11 +59,11 @@ def render_markdown(text: str, code_theme: str = "monokai") -> Any:
 
 
 class MarkdownLines(Widget):
-    """Markdown rendered to cached lines per width (line API: only visible lines are painted).
+    """Markdown blocks rendered to cached lines per width (line API: only visible lines are painted).
 
-    A frozen block is rendered once per width. The live block re-renders its (small) text per
-    frame and asks for a new layout only when its height changes, so most frames repaint just
-    this widget instead of the whole screen.
+    Frozen text is a list of finished blocks, each rendered once per width; appending a block
+    renders only that block. The live block is a single small text re-rendered per frame, and
+    asks for a new layout only when its height changes, so most frames repaint just this widget.
     """
 
     DEFAULT_CSS = """
@@ -72,26 +72,42 @@ class MarkdownLines(Widget):
 
     def __init__(self, text: str, code_theme: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = text
+        self.blocks: list[str] = [text] if text else []
         self.code_theme = code_theme
-        self._cache: tuple[int, list[Strip]] | None = None
+        self._width = 0
+        self._rendered: list[list[Strip]] = []  # per block, at self._width
+        self._flat: list[Strip] = []  # all lines, in order
+
+    @property
+    def text(self) -> str:
+        return "".join(self.blocks)
+
+    def _render_block(self, text: str, width: int) -> list[Strip]:
+        console = self.app.console
+        lines = console.render_lines(render_markdown(text, self.code_theme), console.options.update_width(width),
+                                     pad=True)
+        return [Strip(line, width) for line in lines]
 
     def _lines(self, width: int) -> list[Strip]:
         width = max(1, width)
-        if self._cache is None or self._cache[0] != width:
-            if not self.text:
-                self._cache = (width, [])
-            else:
-                console = self.app.console
-                lines = console.render_lines(render_markdown(self.text, self.code_theme),
-                                             console.options.update_width(width), pad=True)
-                self._cache = (width, [Strip(line, width) for line in lines])
-        return self._cache[1]
+        if width != self._width:
+            self._width, self._rendered, self._flat = width, [], []
+        while len(self._rendered) < len(self.blocks):
+            block = self._render_block(self.blocks[len(self._rendered)], width)
+            self._rendered.append(block)
+            self._flat.extend(block)
+        return self._flat
+
+    def append_block(self, text: str) -> None:
+        """Add a finished block; only it is rendered."""
+        self.blocks.append(text)
+        self.refresh(layout=True)
 
     def set_text(self, text: str) -> None:
-        before = len(self._cache[1]) if self._cache else -1
-        self.text = text
-        self._cache = None
+        """Replace everything (the live block)."""
+        before = len(self._flat) if self._rendered else -1
+        self.blocks = [text] if text else []
+        self._rendered, self._flat = [], []
         width = self.content_size.width
         after = len(self._lines(width)) if width else -2
         self.refresh(layout=before != after)
@@ -107,7 +123,7 @@ class MarkdownLines(Widget):
 
 
 class Reply(Vertical):
-    """One model message. ``source`` is all text received; only the unfinished tail is live."""
+    """One model message: one widget of frozen blocks plus one live block (the unfinished tail)."""
 
     DEFAULT_CSS = """
     Reply { height: auto; margin: 0 0 1 0; padding: 0 1; }
@@ -117,12 +133,17 @@ class Reply(Vertical):
         super().__init__()
         self.source = ""
         self.pending: list[str] = []
-        self.frozen = 0  # characters of source already rendered into frozen blocks
-        self.blocks = 0
+        self.frozen = 0  # characters of source already in frozen blocks
+        self._frozen = MarkdownLines("", "monokai", classes="frozen")
         self._live = MarkdownLines("", "monokai", classes="live")
 
     def compose(self):  # type: ignore[no-untyped-def]
+        yield self._frozen
         yield self._live
+
+    @property
+    def blocks(self) -> int:
+        return len(self._frozen.blocks)
 
     def _code_theme(self) -> str:
         return self.app.get_css_variables().get("syntax-theme", "monokai")
@@ -140,10 +161,9 @@ class Reply(Vertical):
         theme = self._code_theme()
         cut = finished_prefix(self.source, self.frozen)
         if cut > self.frozen:
-            block = MarkdownLines(self.source[self.frozen:cut], theme)
-            self.mount(block, before=self._live)
+            self._frozen.code_theme = theme
+            self._frozen.append_block(self.source[self.frozen:cut])
             self.frozen = cut
-            self.blocks += 1
         self._live.code_theme = theme
         self._live.set_text(self.source[self.frozen:])
         return True
