@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ def _load_bench() -> object:
     spec = importlib.util.spec_from_file_location("bench_model", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_model"] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
 

@@ -23,19 +23,19 @@ def run_task(bench: Any, name: str, model: Path, tmp_path: Path) -> tuple[bool, 
     return ok, f"{why}; tools={run.tool_names()}; answer={run.answer[-300:]!r}", run
 
 
-def test_read_only_question_answered_from_a_file(bench: Any, real_model_path: Path, tmp_path: Path) -> None:
+def test_read_only_question_answered_from_a_file(real_model_path: Path, bench: Any, tmp_path: Path) -> None:
     ok, why, run = run_task(bench, "q_constant", real_model_path, tmp_path)
     assert run.rc == 0, why
     assert ok, why
     assert any(n in ("read_file", "search") for n in run.tool_names()), why
 
 
-def test_edit_proposed_and_applied_with_yes(bench: Any, real_model_path: Path, tmp_path: Path) -> None:
+def test_edit_proposed_and_applied_with_yes(real_model_path: Path, bench: Any, tmp_path: Path) -> None:
     ok, why, run = run_task(bench, "edit_constant", real_model_path, tmp_path)
     assert any(e.get("type") == "decision" and e.get("decision") == "approve" for e in run.events), why
     assert ok, why
 
 
-def test_tests_run_on_request(bench: Any, real_model_path: Path, tmp_path: Path) -> None:
+def test_tests_run_on_request(real_model_path: Path, bench: Any, tmp_path: Path) -> None:
     ok, why, run = run_task(bench, "run_tests", real_model_path, tmp_path)
     assert any(e.get("type") == "command_started" for e in run.events) or "run_tests" in run.tool_names(), why
