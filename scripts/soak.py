@@ -246,8 +246,11 @@ async def soak_turns(turns: int, seed: int, deadline: float, report: Report, wor
                 if stored != shown:
                     missing += 1
                     report.fail(f"turn {turn} ({fault}): store has {len(stored)} events, {len(shown)} were emitted")
-                if turn % 50 == 49 and reader.check() != "ok":
-                    report.fail(f"store integrity check failed after turn {turn}")
+                if turn % 50 == 49:
+                    if reader.check() != "ok":
+                        report.fail(f"store integrity check failed after turn {turn}")
+                    print(f"  {turn + 1} turns, {crashes} crashes, {hangs} hangs, last turn {durations[-1]:.2f}s",
+                          file=sys.stderr, flush=True)
         finally:
             if session is not None:
                 await session.close()
@@ -311,6 +314,14 @@ def marked_pids(mark: str) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "?"
+    return " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)[:60].replace("\n", "⏎")
+
+
 async def soak_commands(commands: int, seed: int, deadline: float, report: Report, workdir: Path,
                         mode: str = "auto", parallel: int = 3) -> None:
     from tui.core.sandbox import Sandbox
@@ -355,8 +366,8 @@ async def soak_commands(commands: int, seed: int, deadline: float, report: Repor
         await asyncio.sleep(0.3)
         left = marked_pids(mark)
         if left:
-            report.fail(f"[{mode}] {len(left)} marked processes left behind after {ran} commands "
-                        f"(pids {left[:8]})")
+            report.fail(f"[{mode}] {len(left)} marked processes left behind after {ran} commands: "
+                        + "; ".join(sorted({_cmdline(pid) for pid in left})))
             for pid in left:
                 try:
                     os.kill(pid, 9)
