@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from functools import partial
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
@@ -606,6 +607,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def _diff_action(self, action: str) -> None:
+        method = getattr(self.main.query_one("#diff"), f"action_{action}", None)
+        if method is not None:
+            method()
+
     def action_focus_pane(self, pane: str) -> None:
         self.main.query_one(f"#{pane}").focus()
 
@@ -651,6 +657,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
                             self.approve_low_risk)
         yield SystemCommand("Open proposal", "Show the highlighted proposal in full (enter)",
                             lambda: self._queue_action("open"))
+        for action, title in (("toggle_hunk", "accept / reject the current hunk (space)"),
+                              ("next_hunk", "next hunk (n)"), ("prev_hunk", "previous hunk (p)"),
+                              ("next_file", "next file (})"), ("prev_file", "previous file ({)"),
+                              ("toggle_side_by_side", "unified / side by side (s)")):
+            yield SystemCommand(f"Diff: {title.split(' (')[0]}", title, partial(self._diff_action, action))
         for pane in ("prompt", "agent", "queue", "diff", "output"):
             yield SystemCommand(f"Focus {pane}", f"Move the focus to the {pane} pane",
                                 lambda pane=pane: self.action_focus_pane(pane))
