@@ -134,6 +134,7 @@ class Reply(Vertical):
         self.source = ""
         self.pending: list[str] = []
         self.frozen = 0  # characters of source already in frozen blocks
+        self._theme: str | None = None
         self._frozen = MarkdownLines("", "monokai", classes="frozen")
         self._live = MarkdownLines("", "monokai", classes="live")
 
@@ -146,7 +147,10 @@ class Reply(Vertical):
         return len(self._frozen.blocks)
 
     def _code_theme(self) -> str:
-        return self.app.get_css_variables().get("syntax-theme", "monokai")
+        """The theme's syntax colours, looked up once per reply (computing CSS variables is not free)."""
+        if self._theme is None:
+            self._theme = self.app.get_css_variables().get("syntax-theme", "monokai")
+        return self._theme
 
     @property
     def flushing(self) -> bool:
