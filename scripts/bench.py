@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_common import machine, scenario, skipped, table  # noqa: E402
+from bench_common import machine, markdown, scenario, skipped, table  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -214,13 +214,38 @@ def normalize(spec: Script, data: Any) -> list[dict[str, Any]]:
     return _generic(spec, data)
 
 
+def show_saved(path: Path, as_markdown: bool) -> int:
+    data = json.loads(path.read_text())
+    info = data.get("machine", {})
+    rows = []
+    for row in data.get("scenarios", []):  # rows kept in a foreign shape are read again with today's adapters
+        spec = next((s for s in SCRIPTS if s.name == row.get("name")), None)
+        if spec and row.get("devagent") is None and row.get("extra") and not row.get("skipped"):
+            nested: dict[str, Any] = {}
+            for key, value in row["extra"].items():
+                head, _, rest = key.partition(".")
+                nested.setdefault(head, {})[rest] = value
+            rows.extend(normalize(spec, nested))
+        else:
+            rows.append(row)
+    print(f"{data.get('mode', '?')} run on {info.get('cpu')}, {info.get('cores')} cores, {info.get('ram_gib')} GiB, "
+          f"Python {info.get('python')}, textual {info.get('textual')}, {info.get('git')}; {data.get('seconds')}s")
+    print(markdown(rows) if as_markdown else table(rows))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="fewer repeats, smaller inputs, no 1M-line diff, no real model (under 2 minutes)")
     parser.add_argument("--json", type=Path, help="write every result and the machine description here")
+    parser.add_argument("--markdown", action="store_true", help="also print the results as a Markdown table")
+    parser.add_argument("--from-json", type=Path, metavar="FILE",
+                        help="do not measure: print the table of an earlier --json FILE")
     parser.add_argument("--only", help="comma-separated scenario scripts: " + ",".join(s.name for s in SCRIPTS))
     args = parser.parse_args()
+    if args.from_json:
+        return show_saved(args.from_json, args.markdown)
     wanted = set(args.only.split(",")) if args.only else None
     results: list[dict[str, Any]] = []
     timings: dict[str, float] = {}
@@ -237,6 +262,8 @@ def main() -> int:
     print(f"\ndevagent benchmarks ({'quick' if args.quick else 'full'}) on {info['cpu']}, {info['cores']} cores, "
           f"{info['ram_gib']} GiB, Python {info['python']}, textual {info['textual']}; {total:.0f}s\n")
     print(table(results))
+    if args.markdown:
+        print("\n" + markdown(results))
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "mode": "quick" if args.quick else "full",
                                          "seconds": round(total, 1), "script_seconds": timings,

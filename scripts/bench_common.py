@@ -215,3 +215,21 @@ def small_repo(path: Path, files: dict[str, str]) -> Path:
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "init"]):
         subprocess.run(["git", *args], cwd=path, env=GIT_ENV, check=True, capture_output=True)
     return path
+
+
+def markdown(results: list[dict[str, Any]]) -> str:
+    """The results as a Markdown table (for docs/benchmarks.md and the README)."""
+    lines = ["| Scenario | devagent | Baseline | Ratio | devagent min-max (n) | Target |", "|---|---|---|---|---|---|"]
+    for row in results:
+        if row.get("skipped"):
+            lines.append(f"| {row['title']} | skipped: {row['skipped']} | | | | |")
+            continue
+        unit = row.get("unit", "s")
+        dev, base = row.get("devagent"), row.get("baseline")
+        ratio = f"{row['ratio']:.2f}" if row.get("ratio") is not None else "-"
+        span = f"{fmt(dev['min'], unit)}–{fmt(dev['max'], unit)} ({dev['repeats']})" if dev else "-"
+        mark = {True: " ✓", False: " ✗ missed", None: ""}[row.get("target_met")]
+        basetext = f"{fmt(base['median'], unit)} ({base.get('name', '')})" if base else "-"
+        lines.append(f"| {row['title']} | {fmt(dev['median'] if dev else None, unit)} | {basetext} | {ratio} | "
+                     f"{span} | {row.get('target', '')}{mark} |")
+    return "\n".join(lines)
