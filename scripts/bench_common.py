@@ -155,6 +155,16 @@ def fmt(value: float | None, unit: str = "s") -> str:
     return f"{value:.3g} {unit}".strip()
 
 
+def cells(row: dict[str, Any]) -> dict[str, str]:
+    """One result row as display strings: dev, base (medians), ratio, lo, hi, n, mark."""
+    unit = row.get("unit", "s")
+    dev, base = row.get("devagent") or {}, row.get("baseline") or {}
+    return {"dev": fmt(dev.get("median"), unit), "base": fmt(base.get("median"), unit), "base_name": base.get("name", ""),
+            "ratio": f"{row['ratio']:.2f}" if row.get("ratio") is not None else "-",
+            "lo": fmt(dev.get("min"), unit), "hi": fmt(dev.get("max"), unit), "n": str(dev.get("repeats", "-")),
+            "mark": {True: "ok", False: "MISSED", None: ""}[row.get("target_met")]}
+
+
 def table(results: list[dict[str, Any]]) -> str:
     """The human table: one line per scenario (or its skip reason)."""
     head = f"{'scenario':34} {'devagent':>11} {'baseline':>11} {'ratio':>6} {'devagent min-max':>21} {'n':>3}  target"
@@ -164,17 +174,12 @@ def table(results: list[dict[str, Any]]) -> str:
         if row.get("skipped"):
             lines.append(f"{label:34} skipped: {row['skipped']}")
             continue
-        unit = row.get("unit", "s")
-        dev, base = row.get("devagent"), row.get("baseline")
-        ratio = f"{row['ratio']:.2f}" if row.get("ratio") is not None else "-"
-        span = f"{fmt(dev['min'], unit)}-{fmt(dev['max'], unit)}" if dev else "-"
-        mark = {True: "ok", False: "MISSED", None: ""}[row.get("target_met")]
-        target = f"{row.get('target', '')} {mark}".strip()
-        lines.append(f"{label:34} {fmt(dev['median'] if dev else None, unit):>11} "
-                     f"{fmt(base['median'] if base else None, unit):>11} {ratio:>6} {span:>21} "
-                     f"{dev['repeats'] if dev else '-':>3}  {target}")
-        if base and base.get("name"):
-            lines.append(f"{'':34}   baseline: {base['name']}")
+        c = cells(row)
+        target = f"{row.get('target', '')} {c['mark']}".strip()
+        lines.append(f"{label:34} {c['dev']:>11} {c['base']:>11} {c['ratio']:>6} {c['lo'] + '-' + c['hi']:>21} "
+                     f"{c['n']:>3}  {target}")
+        if c["base_name"]:
+            lines.append(f"{'':34}   baseline: {c['base_name']}")
         if row.get("notes"):
             lines.append(f"{'':34}   {row['notes']}")
     return "\n".join(lines)
@@ -224,12 +229,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
         if row.get("skipped"):
             lines.append(f"| {row['title']} | skipped: {row['skipped']} | | | | |")
             continue
-        unit = row.get("unit", "s")
-        dev, base = row.get("devagent"), row.get("baseline")
-        ratio = f"{row['ratio']:.2f}" if row.get("ratio") is not None else "-"
-        span = f"{fmt(dev['min'], unit)}–{fmt(dev['max'], unit)} ({dev['repeats']})" if dev else "-"
-        mark = {True: " ✓", False: " ✗ missed", None: ""}[row.get("target_met")]
-        basetext = f"{fmt(base['median'], unit)} ({base.get('name', '')})" if base else "-"
-        lines.append(f"| {row['title']} | {fmt(dev['median'] if dev else None, unit)} | {basetext} | {ratio} | "
-                     f"{span} | {row.get('target', '')}{mark} |")
+        c = cells(row)
+        base = f"{c['base']} ({c['base_name']})" if c["base_name"] else c["base"]
+        lines.append(f"| {row['title']} | {c['dev']} | {base} | {c['ratio']} | {c['lo']}–{c['hi']} ({c['n']}) | "
+                     f"{row.get('target', '')} {c['mark']} |")
     return "\n".join(lines)
