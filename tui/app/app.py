@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
+from tui.app import flows
 from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.approver import TuiApprover
@@ -85,6 +86,11 @@ class DevagentApp(ApprovalsMixin, App[int]):
         Binding("ctrl+t", "next_theme", "Theme", priority=True),
         Binding("ctrl+d", "show_worktree_diff", "Working tree / staged", priority=True),
         Binding("S", "stage_hunks", "Stage hunks"),
+        Binding("u", "undo", "Undo"),
+        Binding("t", "test_suite", "Tests"),
+        Binding("T", "run_new_test", "Run new test", show=False),
+        Binding("F", "fix_tests", "Fix loop"),
+        Binding("c", "commit", "Commit"),
         Binding("ctrl+r", "reconnect", "Reconnect", priority=True),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -360,7 +366,28 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.call_later(self._update_keys)
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if flows.slash.handle(self, message.text):  # /scaffold, /test
+            return
         self._submit(message.text)
+
+    # git workflow and tests (logic in tui/app/flows) ------------------------
+    def action_undo(self) -> None:
+        flows.undo.start_undo(self)
+
+    def action_test_suite(self) -> None:
+        flows.tests.start_tests(self)
+
+    def action_run_new_test(self) -> None:
+        flows.slash.run_offered_test(self)
+
+    def action_fix_tests(self) -> None:
+        flows.tests.start_fix(self)
+
+    def action_commit(self) -> None:
+        flows.commit.start_commit(self)
+
+    def _on_fix_attempt(self, event: Any) -> None:
+        flows.tests.on_fix_attempt(self, event)
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
@@ -638,6 +665,7 @@ class DevagentApp(ApprovalsMixin, App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        yield from flows.system_commands(self)
         yield SystemCommand("Help: every key", "Show all key bindings (?)", self.action_help)
         yield SystemCommand("Cancel", "Cancel the model reply or running command (escape)", self.action_cancel)
         yield SystemCommand("Kill command", "Kill the running command (ctrl+k)", self.action_kill_command)

@@ -35,6 +35,12 @@ KEYS: list[tuple[str, str, str]] = [
     ("diff", "} / {", "next / previous file"),
     ("diff", "s", "unified / side-by-side"),
     ("diff", "S", "stage the accepted hunks (in the staged view: unstage them)"),
+    ("panes", "u", "undo: show the diff restoring the latest checkpoint applies, then restore"),
+    ("panes", "t", "run the tests (approved like any command); then the results list"),
+    ("panes", "T", "run the test the last /scaffold created"),
+    ("panes", "F", "fix loop: tests, a fix from the model, tests again (escape stops)"),
+    ("panes", "c", "commit the staged changes with a generated, editable message"),
+    ("prompt", "/scaffold KIND NAME", "propose new files the repo's way (--dir D); /test [SELECTION] runs tests"),
 ]
 
 

@@ -1,0 +1,83 @@
+"""`c`: open the commit screen for what is staged; refuse plainly while git is busy.
+
+The message comes from the staged diff only (commitmsg.generate_with_source with the
+session's backend when the model is connected, the deterministic fallback otherwise).
+The commit runs the repo's hooks; --no-verify only when the developer ticks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from tui.core.errors import DevagentError
+
+if TYPE_CHECKING:
+    from tui.app.app import DevagentApp
+
+
+def start_commit(app: "DevagentApp") -> None:
+    app.run_worker(_commit(app), name="commit", group="commit", exclusive=True, exit_on_error=False)
+
+
+async def _commit(app: "DevagentApp") -> None:
+    from tui.app.screens.commit import CommitScreen
+    from tui.core.repo import Repo
+
+    try:
+        repo = await asyncio.to_thread(Repo, app.repo)
+        await asyncio.to_thread(repo.ensure_writable)  # index.lock, a merge, a rebase...: says which and how
+        staged = await asyncio.to_thread(repo.diff_staged)
+    except DevagentError as err:
+        app.notify(f"Commit refused: {err.message} {err.hint}".strip(), severity="error", timeout=10)
+        return
+    if not staged.strip():
+        app.notify("Nothing is staged: stage hunks first (ctrl+d shows the working tree, S stages).",
+                   severity="warning", timeout=6)
+        return
+    done: list[Any] = []
+
+    async def generate(diff: str) -> tuple[str, str]:
+        return await message_for(app, repo, diff)
+
+    async def commit(message: str, no_verify: bool) -> Any:
+        result = await asyncio.to_thread(repo.commit, message, no_verify=no_verify)
+        done.append(result)
+        return result
+
+    async def staged_now() -> str:
+        return await asyncio.to_thread(repo.diff_staged)
+
+    sha = await app.push_screen_wait(CommitScreen(staged, generate, commit, staged_now))
+    if sha is None:
+        app.notify("Commit cancelled; nothing was committed.", timeout=3)
+        return
+    _report(app, sha, done[-1].output if done else "")
+
+
+async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, str]:
+    """(message, source) from the staged diff alone."""
+    from tui.core import commitmsg
+
+    subjects = await asyncio.to_thread(repo.recent_subjects)
+    session = app.session
+    info = getattr(session, "info", None)
+    if session is not None and info is not None and app.server_state == "connected":
+        return await commitmsg.generate_with_source(session.backend, staged, subjects, model=info.name)
+    return commitmsg.fallback_message(staged, subjects), "fallback (the model server is not connected)"
+
+
+def _report(app: "DevagentApp", sha: str, output: str) -> None:
+    from tui.app.widgets.agent_pane import AgentPane
+    from tui.app.widgets.output_pane import OutputPane
+
+    if output.strip():
+        pane = app.main.query_one(OutputPane)
+        pane.start("commit", "git commit (hooks included)", "none")
+        pane.write(output if output.endswith("\n") else output + "\n")
+        pane.finish(0, 0.0)
+        app.main.add_class("-has-output")
+    text = f"committed {sha[:12]}"
+    app.main.query_one(AgentPane).add_notice(text)
+    app.notify(text, timeout=4)
+    app.refresh_repo()

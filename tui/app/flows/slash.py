@@ -1,0 +1,91 @@
+"""Prompt commands that need no model: `/scaffold KIND NAME [--dir D]` and `/test [SELECTION]`.
+
+Any other text starting with "/" goes to the model as usual (a prompt may begin with a path).
+`/scaffold` is a proposal in the queue like any edit; after approval the new test can be run with `T`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.app.app import DevagentApp
+
+USAGE = "/scaffold KIND NAME [--dir D]   (KIND: component, page, route, module, widget, package)"
+_offered: dict[int, str] = {}  # id(app) -> the test file the last approved scaffold created
+
+
+def handle(app: "DevagentApp", text: str) -> bool:
+    """True when ``text`` was a prompt command (handled here); False sends it to the model."""
+    word = text.split(maxsplit=1)[0] if text.strip() else ""
+    if word not in ("/scaffold", "/test"):
+        return False
+    from tui.app.flows.tests import ready, start_tests
+    from tui.app.widgets.agent_pane import AgentPane
+
+    try:
+        parts = shlex.split(text)
+    except ValueError as err:
+        app.notify(f"{word}: {err}", severity="error")
+        return True
+    if word == "/test":
+        start_tests(app, " ".join(parts[1:]))
+        return True
+    arguments = _scaffold_arguments(parts[1:])
+    if arguments is None:
+        app.notify(f"usage: {USAGE}", severity="warning", timeout=8)
+        return True
+    if not ready(app, "the scaffold"):
+        return True
+    app.main.query_one(AgentPane).add_prompt(text)
+    app.run_worker(_scaffold(app, arguments), name="scaffold", group="command", exit_on_error=False)
+    app._update_keys()
+    return True
+
+
+def _scaffold_arguments(words: list[str]) -> dict[str, Any] | None:
+    positional: list[str] = []
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--dir" and i + 1 < len(words):
+            options["dir"] = words[i + 1]
+            i += 2
+            continue
+        if word.startswith("--dir="):
+            options["dir"] = word.split("=", 1)[1]
+        elif word.startswith("-"):
+            return None
+        else:
+            positional.append(word)
+        i += 1
+    if len(positional) != 2:
+        return None
+    return {"kind": positional[0], "name": positional[1], **({"options": options} if options else {})}
+
+
+async def _scaffold(app: "DevagentApp", arguments: dict[str, Any]) -> None:
+    result = await app.session.run_tool("scaffold", arguments)
+    if not result.ok:
+        app.notify(f"scaffold: {result.summary}", severity="warning", timeout=8)
+        return
+    test = str((result.data or {}).get("test_selection") or "")
+    if test:
+        _offered[id(app)] = test
+        app.notify(f"Files written. New test {test}: press T to run it.", timeout=15)
+    else:
+        app.notify("Files written.", timeout=4)
+    app.refresh_repo()
+
+
+def run_offered_test(app: "DevagentApp") -> None:
+    """`T`: run the test the last approved scaffold created."""
+    from tui.app.flows.tests import start_tests
+
+    test = _offered.get(id(app))
+    if not test:
+        app.notify("No new test to run yet (`/scaffold` offers one); t runs the whole suite.", timeout=4)
+        return
+    start_tests(app, test)

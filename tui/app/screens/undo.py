@@ -1,0 +1,60 @@
+"""`u`: the diff that restoring a checkpoint will apply, shown before anything is written.
+
+Returns True when the developer approves (the app restores, in a thread), None otherwise.
+Restoring is all or nothing: hunks cannot be picked here (the diff view is read for review only).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.app.widgets.diff_view import DiffView
+
+NOT_COVERED = ("Ignored files (.gitignore: build output, node_modules, an ignored .env...) are not covered: "
+               "undo neither restores nor deletes them. Your index (what you staged) is not touched.")
+
+
+class UndoScreen(ModalScreen[bool | None]):
+    """The undo diff in a DiffView (mode "proposal"); `a` / ctrl+s restores, escape / q cancels."""
+
+    BINDINGS = [
+        Binding("a,ctrl+s", "approve", "Restore", priority=True),
+        Binding("escape,q", "cancel", "Cancel"),
+    ]
+
+    DEFAULT_CSS = """
+    UndoScreen { align: center middle; }
+    UndoScreen > Vertical { width: 95%; height: 95%; border: thick $warning; background: $surface; padding: 0 1; }
+    UndoScreen #undo-what { height: auto; }
+    UndoScreen #undo-note { height: auto; color: $warning; }
+    UndoScreen DiffView { height: 1fr; }
+    """
+
+    def __init__(self, diff: str, what: str, files: int) -> None:
+        super().__init__()
+        self.diff = diff
+        self.what = what
+        self.files = files
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Undo — a restores · escape cancels"
+            yield Static(f"Restore {self.what}: {self.files} file(s) change back as shown. Undo makes a checkpoint "
+                         "first, so pressing u again undoes this undo.", id="undo-what", markup=False)
+            yield Static(NOT_COVERED, id="undo-note", markup=False)
+            yield DiffView(id="undo-diff")
+
+    def on_mount(self) -> None:
+        view = self.query_one(DiffView)
+        view.show_diff(self.diff, mode="proposal", title=f"undo: {self.what}")
+        view.focus()
+
+    def action_approve(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
