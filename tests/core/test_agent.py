@@ -116,6 +116,15 @@ async def test_repeated_identical_call_is_not_run_twice(repo: Path, ollama_serve
     assert "tools" not in ollama_server.requests[2] or not ollama_server.requests[2]["tools"]
 
 
+async def test_a_model_stuck_in_a_loop_still_gives_an_answer(repo: Path, ollama_server: ScriptedOllama) -> None:
+    same = Reply('{"name": "git_status", "arguments": {}}')
+    ollama_server.push(same, same, same, Reply('{"answer": "The tree is clean."}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "status?")
+    assert done.reason == "limit" and done.text == "The tree is clean."
+    assert len(of(events, "tool_result")) == 1
+    assert ollama_server.requests[3]["format"]["required"] == ["answer"]
+
+
 async def test_http_500_is_retried(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(Reply(fault="http500"), Reply("Recovered."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "hi")
@@ -183,3 +192,11 @@ def test_events_serialise_to_json(repo: Path) -> None:
     event = ProposalCreated(Proposal(id="p1", kind="command", summary="ls", command="ls"))
     data = json.loads(json.dumps(event.to_dict()))
     assert data["type"] == "proposal" and data["proposal"]["id"] == "p1" and data["proposal"]["command"] == "ls"
+
+
+async def test_a_guessed_path_gets_the_real_one_suggested(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(tool_calls=[call("read_file", path="src/app.py")]),
+                       Reply(tool_calls=[call("list_files", path="src/app.py")]), Reply("OK."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "read app")
+    assert "Did you mean: app.py?" in sent_text(ollama_server.requests[1])
+    assert "Did you mean: app.py?" in sent_text(ollama_server.requests[2])

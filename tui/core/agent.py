@@ -23,6 +23,7 @@ from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
+ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
 
 class StopTurn(Exception):
@@ -141,10 +142,26 @@ class Agent:
             if repeated:
                 repeats += 1
                 if repeats >= 2:
-                    self.emit(Notice("the model keeps repeating the same call; stopping this turn", "warning"))
-                    return TurnDone("limit", text)
+                    self.emit(Notice("the model keeps repeating the same call; asking for its final answer",
+                                     "warning"))
+                    return await self._final_answer()
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
         return TurnDone("limit", text)
+
+    async def _final_answer(self) -> TurnDone:
+        """Constrained to a single answer string: a looping small model still ends with an answer."""
+        self._append({"role": "user", "_tool": True,
+                      "content": "Stop calling tools. Answer the developer's request now from what you have seen."})
+        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
+        try:
+            answer = str(json.loads(text).get("answer", "")).strip()
+        except (ValueError, AttributeError):
+            answer = text.strip()
+        self._append({"role": "assistant", "content": answer})
+        if answer:
+            self.emit(TextDelta(answer))
+            self.emit(TextDone(answer))
+        return TurnDone("limit", answer)
 
     def _calls_from(self, text: str, native: list[ToolCall], constrained: bool) -> tuple[list[ToolCall], list[str]]:
         if native:
@@ -157,7 +174,8 @@ class Agent:
         return calls, parsed.errors
 
     # -- the model ------------------------------------------------------------------------------
-    async def _complete(self, *, offer_tools: bool, constrained: bool) -> tuple[str, list[ToolCall]]:
+    async def _complete(self, *, offer_tools: bool, constrained: bool,
+                        fmt: dict[str, Any] | None = None) -> tuple[str, list[ToolCall]]:
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.info.supports_tools else None
         reserve = min(1024, self.limit // 4)
@@ -165,7 +183,8 @@ class Agent:
         self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
-        fmt = constrained_schema(self.tools) if constrained else None
+        if constrained and fmt is None:
+            fmt = constrained_schema(self.tools)
         for attempt in range(cfg.retries + 1):
             parts: list[str] = []
             calls: list[ToolCall] = []

@@ -67,3 +67,20 @@ async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, s
         await proc.wait()
         raise
     return proc.returncode or 0, out.decode("utf-8", "replace")
+
+
+async def did_you_mean(repo: Path, wanted: str, limit: int = 3) -> str:
+    """Small models guess paths ("src/app.py"): name the closest real files, so the retry succeeds."""
+    import difflib
+
+    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
+    files = [line for line in out.splitlines() if line] if code == 0 else []
+    if not files:
+        return ""
+    base = wanted.rstrip("/").rsplit("/", 1)[-1]
+    same_name = [f for f in files if f.rsplit("/", 1)[-1] == base]
+    close = same_name or difflib.get_close_matches(wanted, files, n=limit, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(base, [f.rsplit("/", 1)[-1] for f in files], n=limit, cutoff=0.6)
+        close = [f for f in files if f.rsplit("/", 1)[-1] in close]
+    return f" Did you mean: {', '.join(close[:limit])}?" if close else ""

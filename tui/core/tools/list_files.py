@@ -6,7 +6,7 @@ from typing import Any
 
 from tui.core.paths import resolve_in_repo
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import git_out, str_arg
+from tui.core.tools.common import did_you_mean, git_out, str_arg
 
 MAX_FILES = 300
 
@@ -20,7 +20,11 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         return ToolResult(False, out.strip(), "list_files failed")
     files = sorted(set(line for line in out.splitlines() if line))
     if not files:
-        return ToolResult(True, f"no files under {rel}", f"{rel}: no files")
+        if target.is_file():
+            return ToolResult(True, spec, f"{rel} is a file")
+        hint = await did_you_mean(ctx.repo, rel)
+        return ToolResult(False, f"{rel} does not exist.{hint} Call list_files() without a path to see every file.",
+                          f"{rel}: not found")
     shown = files[:MAX_FILES]
     text = "\n".join(shown)
     if len(files) > MAX_FILES:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tui.core.paths import resolve_in_repo
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
+from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
 
 MAX_BYTES = 2_000_000
 
@@ -17,7 +17,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if target.is_dir():
         return ToolResult(False, f"{rel} is a directory; use list_files(path=\"{rel}\")", f"{rel}: a directory")
     if not target.exists():
-        return ToolResult(False, f"{rel} does not exist. Use list_files to see the files.", f"{rel}: not found")
+        hint = await did_you_mean(ctx.repo, rel) or " Use list_files to see the files."
+        return ToolResult(False, f"{rel} does not exist.{hint}", f"{rel}: not found")
     data = target.read_bytes()[:MAX_BYTES]
     if b"\0" in data[:8000]:
         return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.", f"{rel}: binary")
