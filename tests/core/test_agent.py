@@ -196,7 +196,8 @@ def test_events_serialise_to_json(repo: Path) -> None:
 
 async def test_a_guessed_path_gets_the_real_one_suggested(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(Reply(tool_calls=[call("read_file", path="src/app.py")]),
-                       Reply(tool_calls=[call("list_files", path="src/app.py")]), Reply("OK."))
+                       Reply(tool_calls=[call("list_files", path="lib/ap.py")]), Reply("OK."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "read app")
-    assert "Did you mean: app.py?" in sent_text(ollama_server.requests[1])
+    first = sent_text(ollama_server.requests[1])
+    assert "[src/app.py does not exist; this is app.py]" in first and "return a + b" in first
     assert "Did you mean: app.py?" in sent_text(ollama_server.requests[2])

@@ -16,9 +16,15 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     target = resolve_in_repo(ctx.repo, rel)
     if target.is_dir():
         return ToolResult(False, f"{rel} is a directory; use list_files(path=\"{rel}\")", f"{rel}: a directory")
+    note = ""
     if not target.exists():
-        hint = await did_you_mean(ctx.repo, rel) or " Use list_files to see the files."
-        return ToolResult(False, f"{rel} does not exist.{hint}", f"{rel}: not found")
+        hint = await did_you_mean(ctx.repo, rel)
+        only = hint.removeprefix(" Did you mean: ").removesuffix("?")
+        if not hint or "," in only or only.rsplit("/", 1)[-1] != rel.rsplit("/", 1)[-1]:
+            return ToolResult(False, f"{rel} does not exist.{hint or ' Use list_files to see the files.'}",
+                              f"{rel}: not found")
+        # Reading is harmless: when exactly one file has that name, show it (small models guess directories).
+        note, rel, target = f"[{rel} does not exist; this is {only}]\n", only, resolve_in_repo(ctx.repo, only)
     data = target.read_bytes()[:MAX_BYTES]
     if b"\0" in data[:8000]:
         return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.", f"{rel}: binary")
@@ -26,7 +32,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
     shown = bound(text, budget, "the file")
-    return ToolResult(True, shown, f"read {rel} ({lines} lines)")
+    return ToolResult(True, note + shown, f"read {rel} ({lines} lines)")
 
 
 SPEC = ToolSpec(
