@@ -40,7 +40,7 @@ async def test_undo_restores_an_approved_edit_and_undo_of_undo(repo: Path, ollam
         Reply(text="Edited."),
     )
     original = (repo / "app.py").read_text()
-    app = build_app(repo, server_url=ollama_server.url)
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.query_one(StatusBar).server == "connected", what="server connected")
         app.query_one(PromptInput).load_text("break it")
@@ -74,7 +74,7 @@ async def test_undo_escape_changes_nothing(tmp_path: Path) -> None:
 
     checkpoints.create(repo, "before test edit", "s1")
     (repo / "app.py").write_text("changed\n")
-    app = build_app(repo)
+    app = build_app(repo, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
         await away_from_prompt(pilot)
         await pilot.press("u")
@@ -90,7 +90,7 @@ async def test_commit_uses_only_the_staged_diff(repo: Path, ollama_server: Scrip
     (repo / "README.md").write_text("# demo\nUNSTAGED-SECRET-LINE\n")
     (repo / "notes.txt").write_text("UNTRACKED-SECRET\n")
     ollama_server.push(Reply(text="Add a greet helper\n\nIt says hi."))
-    app = build_app(repo, server_url=ollama_server.url)
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.query_one(StatusBar).server == "connected", what="server connected")
         await away_from_prompt(pilot)
@@ -117,7 +117,7 @@ async def test_failing_hook_keeps_the_message(tmp_path: Path) -> None:
     (repo / "app.py").write_text("x = 1\n")
     git(repo, "add", "app.py")
     head = git(repo, "rev-parse", "HEAD")
-    app = build_app(repo)  # no model server: the deterministic message
+    app = build_app(repo, git_refresh=False)  # no model server: the deterministic message
     async with app.run_test(size=SIZE) as pilot:
         await away_from_prompt(pilot)
         await pilot.press("c")

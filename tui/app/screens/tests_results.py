@@ -85,6 +85,8 @@ class SuitePickScreen(_Modal):
 class TestResultsScreen(_Modal):
     """Counts per run, then every failure; enter opens the highlighted one."""
 
+    __test__ = False  # not a pytest class
+
     def __init__(self, runs: list[Any], repo: Path) -> None:
         super().__init__()
         self.runs = runs

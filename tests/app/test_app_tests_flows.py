@@ -1,0 +1,145 @@
+"""`t`, the results list, `/scaffold` and the fix-loop counter through the real app and a real Session.
+
+Test runs are real pytest runs in the real sandbox, approved through the queue.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.snapshot_apps.factory import build_app, feed, wait_for
+from tests.conftest import make_repo
+from tests.ollama_server import ScriptedOllama, ollama_server  # noqa: F401 - fixture
+from tui.app.screens.tests_results import FailureFileScreen, TestResultsScreen
+from tui.app.widgets.agent_pane import AgentPane
+from tui.app.widgets.approval_queue import ApprovalQueue
+from tui.app.widgets.output_pane import OutputPane
+from tui.app.widgets.prompt_input import PromptInput
+from tui.core.events import FixAttempt
+
+SIZE = (160, 48)
+
+CALC_TESTS = """from calc import add
+
+
+def test_add():
+    assert add(1, 2) == 3
+
+
+def test_add_zero():
+    assert add(0, 0) == 0
+
+
+def test_add_wrong():
+    expected = 5
+    assert add(2, 2) == expected
+"""
+
+
+def python_repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {
+        "pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1\"\n",
+        "calc/__init__.py": "def add(a, b):\n    return a + b\n",
+        "tests/test_calc.py": CALC_TESTS,
+    })
+
+
+def notes(app) -> str:  # type: ignore[no-untyped-def]
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+async def session_open(pilot) -> None:  # type: ignore[no-untyped-def]
+    await wait_for(pilot, lambda: pilot.app.session is not None, what="session open")
+
+
+async def approve_next(pilot) -> None:  # type: ignore[no-untyped-def]
+    queue = pilot.app.query_one(ApprovalQueue)
+    await wait_for(pilot, lambda: queue.proposals, what="proposal queued")
+    queue.focus()
+    await pilot.press("a")
+
+
+async def test_t_runs_the_suite_and_lists_the_failure(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = python_repo(tmp_path)
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await session_open(pilot)
+        app.query_one(AgentPane).focus()
+        await pilot.press("t")
+        queue = app.query_one(ApprovalQueue)
+        await wait_for(pilot, lambda: queue.proposals, what="test run proposed")
+        assert "pytest" in queue.proposals[0].command  # the exact command is shown for approval
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results list")
+        screen = app.screen
+        assert [(f.file, f.line) for f in screen.failures] == [("tests/test_calc.py", 14)]
+        assert "test_add_wrong" in screen.failures[0].test_id
+        assert "2 passed, 1 failed" in screen.query_one("#results-summary").render().plain
+        assert any("passed" in line or "failed" in line for line in app.query_one(OutputPane).log_widget.lines)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FailureFileScreen), what="failure opened")
+        area = app.screen.query_one("#failure-text")
+        assert area.read_only and area.cursor_location[0] == 13  # 0-based row of line 14
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), what="back to the list")
+
+
+async def test_failure_in_a_changed_file_opens_its_diff(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = python_repo(tmp_path)
+    (repo / "tests" / "test_calc.py").write_text(CALC_TESTS.replace("expected = 5", "expected = 6"))
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await session_open(pilot)
+        app.query_one(PromptInput).load_text("/test tests/test_calc.py")
+        await pilot.press("enter")
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results list")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FailureFileScreen), what="failure opened")
+        view = app.screen.query_one("#failure-diff")
+        assert view.hunk_count == 1 and "expected = 6" in app.screen.diff
+
+
+async def test_scaffold_module_proposes_then_writes(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = python_repo(tmp_path)
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await session_open(pilot)
+        app.query_one(PromptInput).load_text("/scaffold module helpers")
+        await pilot.press("enter")
+        queue = app.query_one(ApprovalQueue)
+        await wait_for(pilot, lambda: queue.proposals, what="scaffold proposed")
+        proposal = queue.proposals[0]
+        assert proposal.kind == "scaffold" and "tests/test_helpers.py" in proposal.files
+        assert not (repo / "calc" / "helpers.py").exists()  # nothing written before approval
+        diff = app.query_one("#diff")
+        await wait_for(pilot, lambda: diff.index is not None and len(diff.index.files) == 2, what="diff shown")
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: "press T to run it" in notes(app), what="offer to run the new test")
+        assert (repo / "calc" / "helpers.py").exists() and (repo / "tests" / "test_helpers.py").exists()
+        app.query_one(AgentPane).focus()
+        await pilot.press("T")
+        await wait_for(pilot, lambda: queue.proposals, what="new test run proposed")
+        assert "tests/test_helpers.py" in queue.proposals[0].command
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results")
+        assert app.screen.runs[0].passed == 1 and app.screen.runs[0].ok
+
+
+async def test_bad_scaffold_usage_and_other_slash_prompts(tmp_path: Path) -> None:
+    repo = python_repo(tmp_path)
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one(PromptInput).load_text("/scaffold module")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "usage: /scaffold" in notes(app), what="usage notice")
+
+
+async def test_fix_attempt_counter_in_output_title(tmp_path: Path) -> None:
+    app = build_app(python_repo(tmp_path), git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        feed(app, FixAttempt(2, 3, "fixing", failing=1))
+        output = app.query_one(OutputPane)
+        await wait_for(pilot, lambda: "fix attempt 2/3" in str(output.border_title), what="counter")
+        feed(app, FixAttempt(2, 3, "stopped", "repeated", failing=1))
+        await wait_for(pilot, lambda: str(output.border_title) == "Output", what="counter cleared")
