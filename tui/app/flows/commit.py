@@ -8,6 +8,7 @@ The commit runs the repo's hooks; --no-verify only when the developer ticks it.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from tui.core.errors import DevagentError
@@ -41,8 +42,9 @@ async def _commit(app: "DevagentApp") -> None:
         return await message_for(app, repo, diff)
 
     async def commit(message: str, no_verify: bool) -> Any:
+        started = time.monotonic()
         result = await asyncio.to_thread(repo.commit, message, no_verify=no_verify)
-        done.append(result)
+        done.append((result, time.monotonic() - started))
         return result
 
     async def staged_now() -> str:
@@ -52,7 +54,8 @@ async def _commit(app: "DevagentApp") -> None:
     if sha is None:
         app.notify("Commit cancelled; nothing was committed.", timeout=3)
         return
-    _report(app, sha, done[-1].output if done else "")
+    result, duration = done[-1]
+    _report(app, sha, result.output, duration)
 
 
 async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, str]:
@@ -67,7 +70,7 @@ async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, 
     return commitmsg.fallback_message(staged, subjects), "fallback (the model server is not connected)"
 
 
-def _report(app: "DevagentApp", sha: str, output: str) -> None:
+def _report(app: "DevagentApp", sha: str, output: str, duration: float) -> None:
     from tui.app.widgets.agent_pane import AgentPane
     from tui.app.widgets.output_pane import OutputPane
 
@@ -75,7 +78,7 @@ def _report(app: "DevagentApp", sha: str, output: str) -> None:
         pane = app.main.query_one(OutputPane)
         pane.start("commit", "git commit (hooks included)", "none")
         pane.write(output if output.endswith("\n") else output + "\n")
-        pane.finish(0, 0.0)
+        pane.finish(0, duration)
         app.main.add_class("-has-output")
     text = f"committed {sha[:12]}"
     app.main.query_one(AgentPane).add_notice(text)

@@ -21,7 +21,7 @@ def handle(app: "DevagentApp", text: str) -> bool:
     word = text.split(maxsplit=1)[0] if text.strip() else ""
     if word not in ("/scaffold", "/test"):
         return False
-    from tui.app.flows.tests import ready, start_tests
+    from tui.app.flows.tests import keys_after, ready, start_tests
     from tui.app.widgets.agent_pane import AgentPane
 
     try:
@@ -39,7 +39,7 @@ def handle(app: "DevagentApp", text: str) -> bool:
     if not ready(app, "the scaffold"):
         return True
     app.main.query_one(AgentPane).add_prompt(text)
-    app.run_worker(_scaffold(app, arguments), name="scaffold", group="command", exit_on_error=False)
+    app.run_worker(keys_after(app, _scaffold(app, arguments)), name="scaffold", group="command", exit_on_error=False)
     app._update_keys()
     return True
 

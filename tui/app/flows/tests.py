@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from tui.core.errors import DevagentError
 
@@ -30,11 +30,19 @@ def ready(app: "DevagentApp", what: str) -> bool:
     return True
 
 
+async def keys_after(app: "DevagentApp", work: Awaitable[None]) -> None:
+    """Run ``work``; then refresh the status bar's keys (the "esc cancel" hint goes away)."""
+    try:
+        await work
+    finally:
+        app.call_later(app._update_keys)
+
+
 def start_tests(app: "DevagentApp", selection: str = "") -> None:
     """`t`: pick the suite (when there are several), queue the run for approval, then list the results."""
     if not ready(app, "the test run"):
         return
-    app.run_worker(_run_tests(app, selection), name="tests", group="command", exit_on_error=False)
+    app.run_worker(keys_after(app, _run_tests(app, selection)), name="tests", group="command", exit_on_error=False)
     app._update_keys()
 
 
@@ -125,7 +133,8 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
         output.border_title = "Output"
         reasons = {"passed": "the tests pass", "limit": "attempt limit reached", "repeated":
                    "the same failures came back", "declined": "no fix was applied", "cancelled": "cancelled"}
-        agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {reasons.get(event.reason, event.reason)}",
+        why = reasons.get(event.reason, event.reason)
+        agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
                          "info" if event.reason == "passed" else "warning")
 
 
