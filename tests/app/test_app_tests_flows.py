@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.app.snapshot_apps.factory import build_app, feed, wait_for
 from tests.conftest import make_repo
-from tests.ollama_server import ScriptedOllama, ollama_server  # noqa: F401 - fixture
+from tests.ollama_server import Reply, ScriptedOllama, ollama_server  # noqa: F401 - fixture
 from tui.app.screens.tests_results import FailureFileScreen, TestResultsScreen
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
@@ -143,3 +143,30 @@ async def test_fix_attempt_counter_in_output_title(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "fix attempt 2/3" in str(output.border_title), what="counter")
         feed(app, FixAttempt(2, 3, "stopped", "repeated", failing=1))
         await wait_for(pilot, lambda: str(output.border_title) == "Output", what="counter cleared")
+
+
+async def test_fix_loop_counts_attempts_and_ends_green(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {
+        "pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1\"\n",
+        "calc/__init__.py": "def add(a, b):\n    return a - b\n",
+        "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    })
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {
+            "path": "calc/__init__.py", "old": "return a - b", "new": "return a + b"}}]),
+        Reply(text="Fixed the sign."),
+    )
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.server_state == "connected", what="server connected")
+        app.query_one(AgentPane).focus()
+        await pilot.press("F")
+        output = app.query_one(OutputPane)
+        queue = app.query_one(ApprovalQueue)
+        await wait_for(pilot, lambda: queue.proposals, timeout=60, what="fix proposed")
+        assert "fix attempt 1/" in str(output.border_title)
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results")
+        assert app.screen.runs[0].ok
+        assert str(output.border_title) == "Output"
+    assert "return a + b" in (repo / "calc" / "__init__.py").read_text()
