@@ -38,6 +38,7 @@ class CommitScreen(ModalScreen[str | None]):
     CommitScreen > Vertical { width: 95%; height: 95%; border: thick $success; background: $surface; padding: 0 1; }
     CommitScreen DiffView { height: 1fr; }
     CommitScreen #commit-message { height: 8; }
+    CommitScreen.-short #commit-message { height: 5; }
     CommitScreen #commit-source { height: 1; color: $text-muted; }
     CommitScreen #commit-options { height: auto; }
     CommitScreen #commit-hooks { height: 8; display: none; }
