@@ -170,3 +170,33 @@ async def test_fix_loop_counts_attempts_and_ends_green(tmp_path: Path, ollama_se
         assert app.screen.runs[0].ok
         assert str(output.border_title) == "Output"
     assert "return a + b" in (repo / "calc" / "__init__.py").read_text()
+
+
+async def test_several_suites_ask_which(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from textual.widgets import OptionList
+
+    from tui.app.screens.tests_results import SuitePickScreen
+
+    repo = make_repo(tmp_path / "repo", {
+        "pytest.ini": "[pytest]\n",
+        "tests/test_root.py": "def test_root():\n    assert True\n",
+        "web/package.json": '{"name": "web", "scripts": {"test": "node --test"}}\n',
+        "web/test/a.test.js": "const test = require('node:test');\ntest('web works', () => {});\n",
+    })
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await session_open(pilot)
+        app.query_one(AgentPane).focus()
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(app.screen, SuitePickScreen), what="suite picker")
+        options = app.screen.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert "web:node" in ids and "*all*" in ids and len(ids) == 3
+        options.highlighted = ids.index("web:node")
+        await pilot.press("enter")
+        queue = app.query_one(ApprovalQueue)
+        await wait_for(pilot, lambda: queue.proposals, what="node suite proposed")
+        assert "node" in queue.proposals[0].command and "pytest" not in queue.proposals[0].command
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results")
+        assert app.screen.runs[0].suite == "web:node" and app.screen.runs[0].passed == 1
