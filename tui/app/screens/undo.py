@@ -44,7 +44,7 @@ class UndoScreen(ModalScreen[bool | None]):
         with Vertical() as box:
             box.border_title = "Undo — a restores · escape cancels"
             yield Static(f"Restore {self.what}: {self.files} file(s) change back as shown (all of it: "
-                         "hunks cannot be picked). Undo makes a checkpoint first, so pressing u again undoes this undo.",
+                         "hunks cannot be picked). Undo makes a checkpoint first, so u again undoes this undo.",
                          id="undo-what", markup=False)
             yield Static(NOT_COVERED, id="undo-note", markup=False)
             yield DiffView(id="undo-diff")
