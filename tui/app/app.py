@@ -319,52 +319,6 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.run_worker(self._engine_call("run_turn", text), name="turn", group="turn", exit_on_error=False)
         self._update_keys()
 
-    def action_run_tests(self) -> None:
-        """Queue the repo's test command (config tests.command, else detected) as your own `!command`."""
-
-        async def run() -> None:
-            command = await asyncio.to_thread(self._test_command)
-            if command:
-                self._submit("!" + command)
-            else:
-                self.notify("No test suite found; set tests.command in .devagent.toml.", severity="warning")
-
-        self.run_worker(run(), group="tests", exit_on_error=False)
-
-    def _test_command(self) -> str:
-        import shlex
-
-        if self.config.tests.command:
-            return self.config.tests.command
-        try:
-            from tui.core.testing.detect import detect_suites
-
-            suites = detect_suites(self.repo, self.config)
-        except Exception:  # detection is a convenience; the developer can type `!cmd`
-            return ""
-        if not suites:
-            return ""
-        suite = suites[0]
-        command = suite.argv[0] if suite.shell else shlex.join(suite.argv)
-        if suite.cwd.resolve() != self.repo.resolve():
-            command = f"cd {shlex.quote(str(suite.cwd.relative_to(self.repo)))} && {command}"
-        return command
-
-    async def _engine_call(self, method: str, argument: str) -> None:
-        from tui.core.events import ErrorEvent
-
-        try:
-            await getattr(self.session, method)(argument)
-        except DevagentError as err:
-            self.emit(ErrorEvent(err.message, err.hint, source="engine"))
-        except asyncio.CancelledError:
-            self.call_later(self.main.query_one(AgentPane).end_reply)
-            raise
-        except Exception as err:  # an engine bug must not kill the UI
-            self.emit(ErrorEvent(f"{type(err).__name__}: {err}", "This is a devagent bug; please report it."))
-        finally:
-            self.call_later(self._update_keys)
-
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         if flows.slash.handle(self, message.text):  # /scaffold, /test
             return
@@ -576,6 +530,8 @@ class DevagentApp(ApprovalsMixin, App[int]):
         self.post_message(msg.RepoRefreshed(await tree_state(self.repo)))
 
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
+        if self.quitting or not self.screen_stack:
+            return  # a refresh that lands while the app shuts down has nothing left to update
         state = message.state
         bar = self.main.query_one(StatusBar)
         bar.branch, bar.dirty, bar.staged = state.branch, state.dirty, state.staged
@@ -674,7 +630,6 @@ class DevagentApp(ApprovalsMixin, App[int]):
                             self.action_show_worktree_diff)
         yield SystemCommand("Stage accepted hunks", "Stage (or in the staged view unstage) the accepted hunks (S)",
                             self.action_stage_hunks)
-        yield SystemCommand("Run the tests", "Queue the repo's test command for approval", self.action_run_tests)
         yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)
         yield SystemCommand("Approve", "Approve the highlighted proposal (a)", lambda: self._queue_action("approve"))
         yield SystemCommand("Reject", "Reject the highlighted proposal with a reason (r)",
