@@ -156,7 +156,7 @@ async def test_help_palette_theme_and_layout(repo: Path) -> None:
         titles = [command.title for command in app.get_system_commands(app.screen)]
         for title in ("Approve", "Reject", "Edit and approve", "Approve all low-risk", "Cancel", "Kill command",
                       "Next theme", "Help: every key", "Working-tree diff", "Reconnect", "Open proposal",
-                      "Stage accepted hunks", "Run the tests", "Diff: next hunk", "Diff: unified / side by side"):
+                      "Stage accepted hunks", "Tests: run and list results", "Diff: next hunk", "Diff: unified / side by side"):
             assert title in titles
         assert len(KEYS) >= 20
         await pilot.resize_terminal(160, 48)
