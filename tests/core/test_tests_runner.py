@@ -366,3 +366,14 @@ def test_same_failures_ignore_addresses_and_timings() -> None:
     assert run("<Obj at 0x7f01> timed out after 120ms").failure_set() == run(
         "<Obj at 0x7fa9> timed out after 95ms").failure_set()
     assert run("assert 4 == 5").failure_set() != run("assert 3 == 5").failure_set()
+
+
+def test_a_root_tests_dir_is_a_pytest_suite_beside_a_web_suite(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+    from tui.core.testing import detect_suites
+
+    repo = make_repo(tmp_path / "mono", {
+        "tests/test_core.py": "def test_ok():\n    assert True\n",
+        "web/package.json": '{"name": "web", "scripts": {"test": "node --test"}}\n',
+    })
+    assert sorted((s.name, s.kind) for s in detect_suites(repo)) == [("pytest", "pytest"), ("web:node", "node")]
