@@ -199,6 +199,7 @@ class _Abort(Exception):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small streamed chunks go out at once, as from a real server
     server: _Server
     timeout = 60
 

@@ -41,3 +41,13 @@ def test_num_ctx_is_stable_and_bounded() -> None:
 
 def test_private_keys_never_reach_the_wire() -> None:
     assert context.wire([{"role": "user", "content": "x", "_tool": True}]) == [{"role": "user", "content": "x"}]
+
+
+def test_oversized_call_arguments_in_the_current_turn_are_shortened() -> None:
+    msgs = [{"role": "system", "content": "sys"}, {"role": "user", "content": "write it"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "write_file", "arguments": {"path": "a", "content": "x" * 400_000}}}]},
+            {"role": "tool", "content": "y" * 300_000, "_tool": True}]
+    out, used, trimmed = context.fit(msgs, limit=4096, reserve=1024)
+    assert used <= 4096 and trimmed == 2
+    assert out[2]["tool_calls"][0]["function"]["name"] == "write_file"

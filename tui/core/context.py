@@ -10,12 +10,18 @@ from tui.core.tools.common import CHARS_PER_TOKEN
 TRIMMED = "[output trimmed to fit the model's context]"
 
 
-def estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
-    chars = sum(len(m.get("content") or "") + 16 for m in messages)
-    chars += sum(len(json.dumps(m["tool_calls"])) for m in messages if m.get("tool_calls"))
-    if tools:
-        chars += len(json.dumps(tools))
+def message_tokens(message: dict[str, Any]) -> int:
+    chars = len(message.get("content") or "") + 16
+    if message.get("tool_calls"):
+        chars += len(json.dumps(message["tool_calls"]))
     return chars // CHARS_PER_TOKEN + 1
+
+
+def estimate_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    total = sum(message_tokens(m) for m in messages)
+    if tools:
+        total += len(json.dumps(tools)) // CHARS_PER_TOKEN
+    return total
 
 
 def window(context_length: int, configured: int, cap: int) -> int:
@@ -36,39 +42,55 @@ def fit(messages: list[dict[str, Any]], limit: int, reserve: int,
     """Return (messages to send, estimated tokens, how many messages were trimmed or dropped).
 
     The system message and the latest user prompt (and everything after it) are always kept.
+    Linear in the conversation: each message is measured once and the total kept up to date.
     """
     out = [dict(m) for m in messages]
+    sizes = [message_tokens(m) for m in out]
+    fixed = len(json.dumps(tools)) // CHARS_PER_TOKEN if tools else 0
     budget = limit - reserve
-    used = estimate_tokens(out, tools)
+    used = fixed + sum(sizes)
     trimmed = 0
     last_user = max((i for i, m in enumerate(out) if m.get("role") == "user" and not m.get("_tool")), default=len(out))
+
+    def shorten(i: int, text: str) -> None:
+        nonlocal used
+        out[i]["content"] = text
+        new = message_tokens(out[i])
+        used += new - sizes[i]
+        sizes[i] = new
+
     # 1. shorten old tool outputs, oldest first
-    for i, msg in enumerate(out):
+    for i, msg in enumerate(out[:last_user]):
         if used <= budget:
             break
-        if i >= last_user or not msg.get("_tool") or msg.get("content") == TRIMMED:
-            continue
-        msg["content"] = TRIMMED
-        trimmed += 1
-        used = estimate_tokens(out, tools)
+        if msg.get("_tool") and msg.get("content") != TRIMMED:
+            shorten(i, TRIMMED)
+            trimmed += 1
     # 2. drop the oldest whole messages after the system prompt
-    while used > budget:
-        candidates = [i for i, m in enumerate(out) if i > 0 and i < last_user and m.get("role") != "system"]
-        if not candidates:
+    keep = [True] * len(out)
+    for i in range(1, last_user):
+        if used <= budget:
             break
-        del out[candidates[0]]
-        last_user -= 1
-        trimmed += 1
-        used = estimate_tokens(out, tools)
-    # 3. still too big: shorten the newest tool outputs too
+        if out[i].get("role") != "system":
+            keep[i] = False
+            used -= sizes[i]
+            trimmed += 1
+    # 3. still too big: shorten the newest tool outputs (and oversized call arguments) too
     if used > budget:
-        for msg in out[last_user + 1:]:
+        room = max(200, (budget * CHARS_PER_TOKEN) // 4)
+        for i in range(last_user + 1, len(out)):
+            msg = out[i]
             if msg.get("_tool") and len(msg.get("content", "")) > 400:
-                keep = max(200, (budget * CHARS_PER_TOKEN) // 4)
-                msg["content"] = msg["content"][:keep] + "\n" + TRIMMED
+                shorten(i, msg["content"][:room] + "\n" + TRIMMED)
                 trimmed += 1
-        used = estimate_tokens(out, tools)
-    return out, used, trimmed
+            elif msg.get("tool_calls") and sizes[i] * CHARS_PER_TOKEN > room:
+                msg["tool_calls"] = [{"function": {"name": c.get("function", {}).get("name", ""),
+                                                   "arguments": {"note": TRIMMED}}} for c in msg["tool_calls"]]
+                new = message_tokens(msg)
+                used += new - sizes[i]
+                sizes[i] = new
+                trimmed += 1
+    return [m for m, k in zip(out, keep) if k], used, trimmed
 
 
 def wire(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
