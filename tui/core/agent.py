@@ -46,6 +46,11 @@ def _call_key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _fmt_args(args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
@@ -63,6 +68,9 @@ class Agent:
         self.policy, self.ctx, self.store, self.session_id = policy, ctx, store, session_id
         self.config, self.emit, self.messages = config, emit, messages
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
+        self.prompt = ""
+        self.native_tools = info.supports_tools and getattr(config.model, "native_tools", "auto") != "off" and (
+            getattr(config.model, "native_tools", "auto") == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
 
     # -- conversation ---------------------------------------------------------------------------
@@ -73,11 +81,16 @@ class Agent:
     def _tool_message(self, call: ToolCall, text: str) -> dict[str, Any]:
         if call.source == "native":
             return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
-        return {"role": "user", "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}", "_tool": True}
+        # Small models forget the request and keep calling tools: restate it and say how to finish.
+        nudge = (f"\n\n(The developer asked: {_short(self.prompt)} If that is done or you can answer now, reply "
+                 "in plain text without JSON. Otherwise reply with one JSON tool call.)")
+        return {"role": "user", "_tool": True,
+                "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}{nudge}"}
 
     # -- one turn -------------------------------------------------------------------------------
     async def run_turn(self, prompt: str) -> TurnDone:
         self.turns += 1
+        self.prompt = prompt
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -96,13 +109,12 @@ class Agent:
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
-        last_key = ""
+        seen: set[str] = set()  # calls already made since the working tree last changed
         bad_calls = 0
-        repeats = 0
-        offer_tools, constrained = True, False
+        constrained = False
         text = ""
         for _step in range(cfg.max_steps):
-            text, native = await self._complete(offer_tools=offer_tools, constrained=constrained)
+            text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors = self._calls_from(text, native, constrained)
             constrained = False
             message: dict[str, Any] = {"role": "assistant", "content": text}
@@ -126,32 +138,22 @@ class Agent:
                     constrained = True
                     continue
                 return TurnDone("complete", text)
-            repeated = False
             for call in calls:
                 key = _call_key(call)
-                if key == last_key:
-                    repeated = True
-                    self.emit(Notice(f"the model repeated {call.name}; asking it to answer instead", "warning"))
-                    self._append({"role": "user", "_tool": True, "content":
-                                  f"You already called {call.name} with these arguments and got the result above. "
-                                  "Do not call it again. Answer the developer now in plain text."})
-                    break
-                last_key = key
-                await self._handle(call)
-            offer_tools = not repeated
-            if repeated:
-                repeats += 1
-                if repeats >= 2:
-                    self.emit(Notice("the model keeps repeating the same call; asking for its final answer",
-                                     "warning"))
-                    return await self._final_answer()
+                if key in seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
+                    self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
+                    return await self._final_answer(call.name)
+                seen.add(key)
+                if await self._handle(call):
+                    seen.clear()  # the working tree changed: earlier results may be stale now
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
         return TurnDone("limit", text)
 
-    async def _final_answer(self) -> TurnDone:
+    async def _final_answer(self, repeated: str) -> TurnDone:
         """Constrained to a single answer string: a looping small model still ends with an answer."""
-        self._append({"role": "user", "_tool": True,
-                      "content": "Stop calling tools. Answer the developer's request now from what you have seen."})
+        self._append({"role": "user", "_tool": True, "content":
+                      f"You already called {repeated} with these arguments and got the result above. Stop calling "
+                      f"tools. The developer asked: {_short(self.prompt)} Answer now from what you have seen."})
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()
@@ -177,7 +179,7 @@ class Agent:
     async def _complete(self, *, offer_tools: bool, constrained: bool,
                         fmt: dict[str, Any] | None = None) -> tuple[str, list[ToolCall]]:
         cfg = self.config.model
-        schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.info.supports_tools else None
+        schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
         messages, used, trimmed = context.fit(self.messages, self.limit, reserve, schemas)
         self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed))
@@ -218,7 +220,8 @@ class Agent:
         raise AssertionError("unreachable")
 
     # -- tools ----------------------------------------------------------------------------------
-    async def _handle(self, call: ToolCall) -> None:
+    async def _handle(self, call: ToolCall) -> bool:
+        """Run one call and record its result; True when it changed the working tree."""
         call_id = call.id or uuid.uuid4().hex[:8]
         self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         spec = self.tools.get(call.name)
@@ -234,6 +237,8 @@ class Agent:
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         self._append(self._tool_message(call, body))
+        return bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
+            "edit_file", "write_file", "scaffold")))
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:

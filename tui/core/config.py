@@ -37,6 +37,7 @@ class ModelConfig:
     retries: int = 2
     max_tool_retries: int = 3  # malformed/unknown tool calls the model may retry per turn
     max_steps: int = 12  # model round trips per turn
+    native_tools: str = "auto"  # auto (on for Ollama and OpenAI-compatible servers, off embedded) | on | off
 
 
 @dataclass

@@ -17,9 +17,11 @@ edit and command before it happens, and may reject it with a reason: respect the
 same thing again.
 
 To use a tool, reply with ONLY one JSON object, nothing else:
-{{"name": "read_file", "arguments": {{"path": "src/app.py"}}}}
-Use one tool per reply and wait for its result. Read a file before you edit it. Prefer edit_file for small
-changes and write_file for new files. When you know the answer, reply in plain text (no JSON).
+{{"name": "read_file", "arguments": {{"path": "{example}"}}}}
+Use one tool per reply and wait for its result. Read a file before you edit it. Change existing files with
+edit_file (only the lines that change); use write_file only for new files. For a question, answer it: do not
+change files unless the developer asks for a change. When you know the answer or the change is done, reply
+in plain text (no JSON).
 
 Tools:
 {tools}
@@ -37,7 +39,10 @@ def _signature(spec: ToolSpec) -> str:
 
 
 def system_prompt(repo: Path, tools: dict[str, ToolSpec], repo_map: str = "") -> str:
-    text = PROMPT.format(repo=repo.name, tools="\n".join(_signature(t) for t in tools.values()))
+    # The example names a real file: small models copy the example path verbatim.
+    first = repo_map.strip().splitlines()[0].split(":")[0].strip() if repo_map.strip() else ""
+    text = PROMPT.format(repo=repo.name, tools="\n".join(_signature(t) for t in tools.values()),
+                         example=first or "README.md")
     if repo_map:
         text += "\nFiles in this repository (most relevant first):\n" + repo_map.strip() + "\n"
     return text

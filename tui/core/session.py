@@ -72,6 +72,9 @@ class Session:
         from tui.core.tools.registry import load_tools
 
         self.tools = load_tools()
+        # Staging and committing are the developer's steps (keys, `devagent commit`), not the model's:
+        # small models call them unasked, and --yes would approve them.
+        self.agent_tools = {k: v for k, v in self.tools.items() if k not in ("stage", "commit")}
         self.ctx = ToolContext(repo=repo, config=config, emit=self.emit, sandbox=self.sandbox,
                                session_id=self.session_id)
         self.emit(SessionStarted(session_id=self.session_id, repo=str(repo), model=self.requested_model or "",
@@ -159,10 +162,10 @@ class Session:
 
         assert self.info is not None
         if not self.messages or self.messages[0].get("role") != "system":
-            prompt = system_prompt(self.repo, self.tools, self._repo_map())
+            prompt = system_prompt(self.repo, self.agent_tools, self._repo_map())
             self.messages.insert(0, {"role": "system", "content": prompt})
             self.store.add_message(self.session_id, self.messages[0]) if len(self.messages) == 1 else None
-        self.agent = Agent(backend=self.backend, info=self.info, tools=self.tools, approver=self.approver,
+        self.agent = Agent(backend=self.backend, info=self.info, tools=self.agent_tools, approver=self.approver,
                            policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
                            config=self.config, emit=self.emit, messages=self.messages)
 
