@@ -211,3 +211,11 @@ async def test_rereading_after_an_edit_is_not_a_loop(repo: Path, ollama_server: 
     events, done, _ = await run_prompt(repo, ollama_server.url, "swap", ScriptedApprover([Decision("approve")]))
     assert [e.name for e in of(events, "tool_result")] == ["read_file", "edit_file", "read_file"]
     assert "return b + a" in sent_text(ollama_server.requests[3])
+
+
+async def test_a_lone_json_object_is_not_taken_as_the_answer(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply('{\n  "name": "Project Name"\n}'), Reply('{"name": "answer", "arguments": {"text": "demo"}}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what is the project called?")
+    assert done.reason == "complete" and done.text == "demo"
+    assert "is not a tool call" in sent_text(ollama_server.requests[1])
+    assert ollama_server.requests[1]["format"], "the retry is constrained"

@@ -173,7 +173,12 @@ class Agent:
         names = set(self.tools) | ({ANSWER} if constrained else set())
         parsed = extract_tool_calls(text, names)
         calls = [ToolCall(c.name, c.arguments, c.id, "constrained" if constrained else c.source) for c in parsed.calls]
-        return calls, parsed.errors
+        errors = list(parsed.errors)
+        bare = text.strip().strip("`").removeprefix("json").strip()
+        if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
+            # A lone JSON object is never an answer: a small model half-remembering the call format.
+            errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
+        return calls, errors
 
     # -- the model ------------------------------------------------------------------------------
     async def _complete(self, *, offer_tools: bool, constrained: bool,

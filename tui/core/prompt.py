@@ -19,8 +19,8 @@ same thing again.
 To use a tool, reply with ONLY one JSON object, nothing else:
 {{"name": "read_file", "arguments": {{"path": "{example}"}}}}
 Use one tool per reply and wait for its result. Read a file before you edit it. Change existing files with
-edit_file (only the lines that change); use write_file only for new files. For a question, answer it: do not
-change files unless the developer asks for a change. When you know the answer or the change is done, reply
+edit_file (only the lines that change); use write_file only for new files. For a question, read the file first,
+then answer it: do not change files unless the developer asks for a change. When you know the answer or the change is done, reply
 in plain text (no JSON).
 
 Tools:
