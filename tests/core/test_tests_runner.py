@@ -377,3 +377,11 @@ def test_a_root_tests_dir_is_a_pytest_suite_beside_a_web_suite(tmp_path: Path) -
         "web/package.json": '{"name": "web", "scripts": {"test": "node --test"}}\n',
     })
     assert sorted((s.name, s.kind) for s in detect_suites(repo)) == [("pytest", "pytest"), ("web:node", "node")]
+
+
+def test_root_level_test_files_are_a_pytest_suite(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+    from tui.core.testing import detect_suites
+
+    repo = make_repo(tmp_path / "flat", {"calc.py": "x = 1\n", "test_calc.py": "def test_x():\n    pass\n"})
+    assert [(s.name, s.kind) for s in detect_suites(repo)] == [("pytest", "pytest")]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tui.core.config import Config
 
 MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile")
-_ROOT_TESTS = re.compile(r"^tests?/(?:[^/]+/)*(test_[^/]*|[^/]*_test)\.py$")
+_ROOT_TESTS = re.compile(r"^(?:tests?/(?:[^/]+/)*)?(test_[^/]*|[^/]*_test)\.py$")
 SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
 MAX_DEPTH = 3
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
@@ -184,7 +184,7 @@ def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
         entries = by_dir[rel]
         names = {e for e in entries if "/" not in e and e in MARKERS}
         if not names and not (rel == "" and any(_ROOT_TESTS.search(e) for e in entries)):
-            continue  # a root tests/ dir with test_*.py files is a pytest suite even without config
+            continue  # root test_*.py files (or a tests/ dir of them) are a pytest suite even without config
         d = repo / rel if rel else repo
         in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
         if "Cargo.toml" in names and "[workspace]" in _read(d / "Cargo.toml"):
