@@ -21,6 +21,9 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     selection = str_arg(args, "selection", required=False).strip()
     suite_name = str_arg(args, "suite", required=False).strip()
     suites = await asyncio.to_thread(detect_suites, ctx.repo, ctx.config)
+    if suite_name and not selection and not any(suite_name in (s.name, s.kind) for s in suites) \
+            and (ctx.repo / suite_name.split("::")[0]).exists():
+        selection, suite_name = suite_name, ""  # small models put a test file in "suite"
     suite = choose_suite(suites, suite_name, selection, ctx.repo)
     plan = plan_run(suite, selection, ctx.repo)
     what = f" {selection}" if selection else ""
