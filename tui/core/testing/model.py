@@ -92,7 +92,11 @@ class TestRun:
 
     def to_model_text(self, max_chars: int = 4000) -> str:
         """Failures first, then the summary, then as much output tail as fits."""
-        head = self.summary()
+        failing = self.failed + self.errored
+        total = failing + self.passed + self.skipped
+        # Spelled out first: small models misread "2 passed, 1 failed".
+        head = (f"RESULT: {failing} of {total} tests FAILED." if failing else f"RESULT: all {total} tests passed.")
+        head += f" ({self.summary()})"
         if self.parsed_from in ("summary", "none"):
             head += " [counts read from the output summary]"
         lines = [head]
