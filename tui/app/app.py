@@ -319,6 +319,21 @@ class DevagentApp(ApprovalsMixin, App[int]):
             self.run_worker(self._engine_call("run_turn", text), name="turn", group="turn", exit_on_error=False)
         self._update_keys()
 
+    async def _engine_call(self, method: str, argument: str) -> None:
+        from tui.core.events import ErrorEvent
+
+        try:
+            await getattr(self.session, method)(argument)
+        except DevagentError as err:
+            self.emit(ErrorEvent(err.message, err.hint, source="engine"))
+        except asyncio.CancelledError:
+            self.call_later(self.main.query_one(AgentPane).end_reply)
+            raise
+        except Exception as err:  # an engine bug must not kill the UI
+            self.emit(ErrorEvent(f"{type(err).__name__}: {err}", "This is a devagent bug; please report it."))
+        finally:
+            self.call_later(self._update_keys)
+
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         if flows.slash.handle(self, message.text):  # /scaffold, /test
             return
