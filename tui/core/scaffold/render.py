@@ -81,7 +81,8 @@ def template(repo: Path, kind: str, file: str) -> string.Template:
     override = repo / OVERRIDE_DIR / kind / file
     if override.is_file():
         return string.Template(override.read_text(encoding="utf-8"))
-    shipped = resources.files("tui.core.scaffold").joinpath("templates", kind, file)
+    # Shipped templates live outside tui.core: some are Textual code, and the core never holds any.
+    shipped = resources.files("tui").joinpath("templates", "scaffold", kind, file)
     return string.Template(shipped.read_text(encoding="utf-8"))
 
 
