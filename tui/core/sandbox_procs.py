@@ -74,8 +74,19 @@ def alive(pid: int) -> bool:
     return info is not None and info[1] != "Z"
 
 
+def _started(pid: int) -> tuple[int, int]:
+    """(start time in clock ticks, pid): parents sort before the children they started."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+        return int(data[data.rfind(b")") + 2:].split()[19]), pid
+    except (OSError, IndexError, ValueError):
+        return 0, pid
+
+
 def signal_all(pids: set[int], sig: int) -> None:
-    for pid in pids:
+    """Signal parents first: a shell that traps SIGTERM gets it before its child dies and its script runs on."""
+    for pid in sorted(pids, key=_started):
         try:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
