@@ -17,7 +17,7 @@ def call(name: str, **arguments: object) -> dict:
 
 async def test_native_tool_call_then_streamed_answer(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(Reply(tool_calls=[call("read_file", path="app.py")]), Reply("It adds two numbers."))
-    events, done, _ = await run_prompt(repo, ollama_server.url, "what does app.py do?")
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what does the app module do?")
     assert done.reason == "complete"
     started = of(events, "tool_call")
     assert [(e.name, e.source) for e in started] == [("read_file", "native")]
@@ -80,12 +80,14 @@ async def test_edit_with_missing_text_and_escaping_paths_are_reported_to_the_mod
         Reply(tool_calls=[call("edit_file", path="app.py", old="return a * b", new="x")]),
         Reply(tool_calls=[call("read_file", path="../../etc/passwd")]),
         Reply(tool_calls=[call("write_file", path=".git/hooks/pre-commit", content="evil")]),
-        Reply("Sorry."))
+        Reply("Sorry."), Reply("I could not do it."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "do things")
-    assert done.reason == "complete"
+    assert done.reason == "complete" and done.text == "I could not do it."
     results = of(events, "tool_result")
     assert [r.ok for r in results] == [False, False, False]
     assert "not found" in sent_text(ollama_server.requests[1])
+    assert "current content of app.py" in sent_text(ollama_server.requests[1]) and \
+        "return a + b" in sent_text(ollama_server.requests[1]).split("current content of app.py")[1]
     assert not (repo / ".git/hooks/pre-commit").exists()
     assert git(repo, "status", "--porcelain") == ""
 
@@ -94,10 +96,13 @@ async def test_malformed_call_gets_feedback_then_constrained_retry(repo: Path, o
     ollama_server.push(Reply('{"name": "read_file", "arguments": {"path": "app.py"'),  # cut off
                        Reply('{"name": "read_file", "arguments": {"path": "app.py"}}'),
                        Reply("Done."))
-    events, done, _ = await run_prompt(repo, ollama_server.url, "read app.py")
+    events, done, _ = await run_prompt(repo, ollama_server.url, "read the app module")
     assert done.reason == "complete"
     assert ollama_server.requests[1].get("format"), "the retry asks for constrained JSON output"
     assert [e.name for e in of(events, "tool_call")] == ["read_file"]
+    assert "could not be used" in sent_text(ollama_server.requests[1])
+    assert "could not be used" not in sent_text(ollama_server.requests[2]), \
+        "once the model recovers, its malformed reply and the feedback leave the context"
 
 
 async def test_unknown_tool_is_reported_not_fatal(repo: Path, ollama_server: ScriptedOllama) -> None:
@@ -219,3 +224,60 @@ async def test_a_lone_json_object_is_not_taken_as_the_answer(repo: Path, ollama_
     assert done.reason == "complete" and done.text == "demo"
     assert "is not a tool call" in sent_text(ollama_server.requests[1])
     assert ollama_server.requests[1]["format"], "the retry is constrained"
+
+
+async def test_a_claimed_change_after_a_failed_edit_is_pushed_back_once(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(
+        Reply(tool_calls=[call("edit_file", path="app.py", old="return a+b", new="return a - b")]),
+        Reply("I have updated app.py."),  # it was not: the edit failed
+        Reply('{"name": "edit_file", "arguments": {"path": "app.py", "old": "return a + b", "new": "return a - b"}}'),
+        Reply("Changed it to subtract."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "make add subtract", approver)
+    assert done.reason == "complete" and done.text == "Changed it to subtract."
+    assert (repo / "app.py").read_text() == "def add(a, b):\n    return a - b\n"
+    assert any("nothing was changed" in n.message for n in of(events, "notice"))
+    assert ollama_server.requests[2].get("format"), "the push back asks for a constrained reply"
+
+
+async def test_push_back_happens_once_and_never_after_a_rejection(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply("I have added the function."), Reply("I have added the function."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "add a function")
+    assert done.reason == "complete" and len(ollama_server.requests) == 2, "one push back, then the answer stands"
+    ollama_server.requests.clear()
+    ollama_server.push(Reply(tool_calls=[call("write_file", path="new.py", content="x = 1\n")]),
+                       Reply("Understood, I have not changed anything."))
+    approver = ScriptedApprover([Decision("reject", reason="not now")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "add new.py", approver)
+    assert done.text == "Understood, I have not changed anything." and len(ollama_server.requests) == 2
+
+
+async def test_adding_a_function_with_write_file_is_turned_into_an_append(repo: Path, ollama_server: ScriptedOllama) -> None:
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+    square = "def square(x):\n    return x * x\n"
+    ollama_server.push(Reply(tool_calls=[call("write_file", path="app.py", content=square)]),
+                       Reply(tool_calls=[call("edit_file", path="app.py", old="", new=square)]),
+                       Reply("Added square."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "add square to the app module", approver)
+    assert [r.ok for r in of(events, "tool_result")] == [False, True]
+    assert "add, sub" in sent_text(ollama_server.requests[1]), "the refusal names what would have been lost"
+    assert (repo / "app.py").read_text().endswith("return a - b\n\n\ndef square(x):\n    return x * x\n")
+    assert len(approver.asked) == 1, "the destructive write never reached the developer"
+
+
+async def test_files_named_in_the_prompt_are_read_for_the_model_first(repo: Path, ollama_server: ScriptedOllama) -> None:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("# Guide\nThe answer is 42.\n")
+    ollama_server.push(Reply("It adds a and b; the guide says 42."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "What do app.py and guide.md say? Not v1.2 or x.py.")
+    assert [(e.name, e.arguments, e.source) for e in of(events, "tool_call")] == [
+        ("read_file", {"path": "app.py"}, "native"), ("read_file", {"path": "docs/guide.md"}, "native")]
+    first = sent_text(ollama_server.requests[0])
+    assert "return a + b" in first and "The answer is 42." in first, "the model's first request has both files"
+    assert len(ollama_server.requests) == 1 and done.text == "It adds a and b; the guide says 42."
+    config = fast_config(repo)
+    config.model.read_mentioned = 0
+    ollama_server.push(Reply("No."))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "What does app.py say?", config=config)
+    assert of(events, "tool_call") == [] and "return a + b" not in sent_text(ollama_server.requests[1])

@@ -6,6 +6,7 @@ import pytest
 
 from tui.core.errors import ToolError
 from tui.core.tools.edit_file import replace_once
+from tui.core.tools.write_file import destructive_rewrite
 
 SRC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 
@@ -24,5 +25,25 @@ def test_ambiguous_and_missing_text_are_refused_with_a_reason() -> None:
         replace_once(SRC, "(a, b):", "(x, y):", "m.py")
     with pytest.raises(ToolError, match="not found"):
         replace_once(SRC, "return a * b", "x", "m.py")
-    with pytest.raises(ToolError, match="must not be empty"):
-        replace_once(SRC, "", "x", "m.py")
+    with pytest.raises(ToolError, match="both empty"):
+        replace_once(SRC, "", "\n", "m.py")
+
+
+def test_empty_old_appends_with_the_spacing_the_language_expects() -> None:
+    out = replace_once(SRC, "", "def square(x):\n    return x * x", "m.py")
+    assert out == SRC + "\n\ndef square(x):\n    return x * x\n"
+    assert replace_once("a\nb", "", "c\n", "notes.txt") == "a\nb\n\nc\n"
+    assert replace_once("", "", "first\n", "new.txt") == "first\n"
+
+
+def test_empty_old_with_a_rewritten_copy_of_the_file_replaces_it() -> None:
+    messy = "name,city\n Ada , London\n\nAda,London\nGrace,Paris \n"
+    assert replace_once(messy, "", "name,city\nAda,London\nGrace,Paris", "p.csv") == "name,city\nAda,London\nGrace,Paris\n"
+
+
+def test_a_whole_file_write_that_drops_most_of_it_is_refused_with_the_append_call() -> None:
+    old = SRC + "\n\ndef mul(a, b):\n    return a * b\n"
+    why = destructive_rewrite("m.py", old, "def square(x):\n    return x * x\n")
+    assert "add, sub, mul" in why and '"old": ""' in why and "def square(x)" in why and '"replace": true' in why
+    assert destructive_rewrite("m.py", old, old.replace("a * b", "b * a")) == ""  # a real rewrite keeps lines
+    assert destructive_rewrite("m.py", "x = 1\n", "y = 2\n") == ""  # tiny files are not guarded

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core import context
@@ -24,6 +26,23 @@ from tui.core.tools.common import CHARS_PER_TOKEN, bound
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
+_DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
+CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
+
+
+@dataclass
+class _Turn:
+    """What the loop remembers within one turn."""
+
+    seen: set[str] = field(default_factory=set)  # calls made since the working tree last changed
+    failed: dict[str, str] = field(default_factory=dict)  # of those, the ones that failed: key -> error
+    bad_calls: int = 0
+    changed: bool = False
+    failed_change: str = ""
+    pushed_back: bool = False
+    warned_repeat: bool = False
+    scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
 
 
 class StopTurn(Exception):
@@ -69,6 +88,7 @@ class Agent:
         self.config, self.emit, self.messages = config, emit, messages
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
+        self.last_result: ToolResult | None = None
         self.native_tools = info.supports_tools and getattr(config.model, "native_tools", "auto") != "off" and (
             getattr(config.model, "native_tools", "auto") == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
@@ -78,12 +98,14 @@ class Agent:
         self.messages.append(message)
         self.store.add_message(self.session_id, message)
 
-    def _tool_message(self, call: ToolCall, text: str) -> dict[str, Any]:
+    def _tool_message(self, call: ToolCall, text: str, changed: bool = False) -> dict[str, Any]:
         if call.source == "native":
             return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
         # Small models forget the request and keep calling tools: restate it and say how to finish.
-        nudge = (f"\n\n(The developer asked: {_short(self.prompt)} If that is done or you can answer now, reply "
-                 "in plain text without JSON. Otherwise reply with one JSON tool call.)")
+        done = "That change is applied now. If nothing else is needed" if changed else \
+            "If that is done or you can answer now"
+        nudge = (f"\n\n(The developer asked: {_short(self.prompt)} {done}, reply in plain text without JSON. "
+                 "Otherwise reply with one JSON tool call.)")
         return {"role": "user", "_tool": True,
                 "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}{nudge}"}
 
@@ -94,6 +116,7 @@ class Agent:
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
+            await self._read_mentioned(prompt)
             done = await self._loop()
         except asyncio.CancelledError:
             done = TurnDone("cancelled")
@@ -107,20 +130,47 @@ class Agent:
         self.emit(done)
         return done
 
+    async def _read_mentioned(self, prompt: str) -> None:
+        """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
+        from tui.core.mentions import mentioned, repo_files
+
+        count = self.config.model.read_mentioned
+        spec = self.tools.get("read_file")
+        if count <= 0 or spec is None:
+            return
+        budget = self.limit // 3
+        per_file = self.config.limits.file_tokens
+        for path in mentioned(prompt, await repo_files(self.ctx.repo), count):
+            try:
+                size = (self.ctx.repo / path).stat().st_size
+            except OSError:
+                continue
+            cost = min(size // CHARS_PER_TOKEN, per_file) + 40
+            if cost > budget:
+                continue
+            budget -= cost
+            call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "native" if self.native_tools else "auto")
+            if self.native_tools:
+                self._append({"role": "assistant", "content": "",
+                              "tool_calls": [{"function": {"name": call.name, "arguments": call.arguments}}]})
+            else:
+                self._append({"role": "assistant", "content": json.dumps({"name": call.name, "arguments": call.arguments})})
+            await self._handle(call)
+
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
-        seen: set[str] = set()  # calls already made since the working tree last changed
-        bad_calls = 0
+        turn = _Turn()
         constrained = False
         text = ""
         for _step in range(cfg.max_steps):
             text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors = self._calls_from(text, native, constrained)
-            constrained = False
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if native:
                 message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
             self._append(message)
+            if turn.scratch and (calls or not errors):
+                self._forget(turn.scratch)  # the model recovered: its malformed reply would only mislead it
             if calls and calls[0].name == ANSWER:
                 answer = str(calls[0].arguments.get("text") or calls[0].arguments.get("answer") or "")
                 if answer:
@@ -128,26 +178,77 @@ class Agent:
                     self.emit(TextDone(answer))
                 return TurnDone("complete", answer)
             if not calls:
-                if errors and bad_calls < cfg.max_tool_retries:
-                    bad_calls += 1
+                if errors and turn.bad_calls < cfg.max_tool_retries:
+                    turn.bad_calls += 1
                     names = ", ".join(self.tools)
-                    feedback = ("Your tool call could not be used: " + "; ".join(errors) +
-                                f'\nReply with ONLY one JSON object {{"name": ..., "arguments": {{...}}}} using one of: {names}.')
-                    self.emit(Notice(f"malformed tool call ({'; '.join(errors)}); asking the model again", "warning"))
-                    self._append({"role": "user", "content": feedback, "_tool": True})
+                    self._ask_again(f"malformed tool call ({'; '.join(errors)})",
+                                    "Your tool call could not be used: " + "; ".join(errors) +
+                                    f'\nReply with ONLY one JSON object {{"name": ..., "arguments": {{...}}}} '
+                                    f"using one of: {names}.")
+                    turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
-                return TurnDone("complete", text)
-            for call in calls:
-                key = _call_key(call)
-                if key in seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
-                    self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                    return await self._final_answer(call.name)
-                seen.add(key)
-                if await self._handle(call):
-                    seen.clear()  # the working tree changed: earlier results may be stale now
+                why = "" if turn.changed or turn.pushed_back else self._unfinished(turn.failed_change, text)
+                if not why:
+                    return TurnDone("complete", text)
+                turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
+                self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
+                                "that needs a change, make it now with one JSON tool call (read the file first if "
+                                "you need its exact text). Otherwise answer in plain text, and say plainly what "
+                                "you could not do.")
+                constrained = True
+                continue
+            outcome = await self._run_calls(calls, turn)
+            if isinstance(outcome, TurnDone):
+                return outcome
+            constrained = outcome
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
         return TurnDone("limit", text)
+
+    def _forget(self, scratch: list[dict[str, Any]]) -> None:
+        """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
+        self.messages[:] = [m for m in self.messages if not any(m is s for s in scratch)]
+        scratch.clear()
+
+    def _ask_again(self, notice: str, message: str) -> None:
+        self.emit(Notice(f"{notice}; asking the model again", "warning"))
+        self._append({"role": "user", "content": message, "_tool": True})
+
+    async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
+        """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
+        for call in calls:
+            key = _call_key(call)
+            if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
+                error = turn.failed.get(key)
+                if error and not turn.warned_repeat:
+                    turn.warned_repeat = True
+                    self._ask_again(f"the model repeated a failed {call.name} call", (
+                        f"You made this exact {call.name} call before and it failed: {error} It will fail again. "
+                        "Make a different call (read_file shows a file's exact text), or answer in plain text."))
+                    return True
+                self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
+                return await self._final_answer(call.name)
+            turn.seen.add(key)
+            if await self._handle(call):
+                turn.seen.clear()  # the working tree changed: earlier results may be stale now
+                turn.failed.clear()
+                turn.changed = True
+                continue
+            result = self.last_result
+            if result and not result.ok and not result.summary.startswith("rejected"):
+                turn.failed[key] = _short(result.output, 160)
+                if call.name in CHANGE_TOOLS:
+                    turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
+        return False
+
+    @staticmethod
+    def _unfinished(failed_change: str, answer: str) -> str:
+        """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
+        if failed_change:
+            return f"nothing was changed: {failed_change}"
+        if CLAIMS_CHANGE.search(answer):
+            return "you said a change was made, but no file was changed in this turn"
+        return ""
 
     async def _final_answer(self, repeated: str) -> TurnDone:
         """Constrained to a single answer string: a looping small model still ends with an answer."""
@@ -235,15 +336,17 @@ class Agent:
                                 f"unknown tool {call.name}")
         else:
             result = await self.run_tool(spec, call, call_id)
+        self.last_result = result
         budget = self.config.limits.tool_output_tokens * CHARS_PER_TOKEN
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
-        self._append(self._tool_message(call, body))
-        return bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
+        changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
             "edit_file", "write_file", "scaffold")))
+        self._append(self._tool_message(call, body, changed))
+        return changed
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:

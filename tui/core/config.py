@@ -38,6 +38,7 @@ class ModelConfig:
     max_tool_retries: int = 3  # malformed/unknown tool calls the model may retry per turn
     max_steps: int = 12  # model round trips per turn
     native_tools: str = "auto"  # auto (on for Ollama and OpenAI-compatible servers, off embedded) | on | off
+    read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tui.core.tools.base import ToolSpec
 
-PROMPT = """You are devagent, a careful coding assistant working inside the git repository at {repo}.
+PROMPT = """You are devagent, a careful coding assistant working inside the developer's git repository.
 You help the developer by reading code, proposing edits and running commands. The developer approves every
 edit and command before it happens, and may reject it with a reason: respect the reason, do not propose the
 same thing again.
@@ -19,7 +19,7 @@ same thing again.
 To use a tool, reply with ONLY one JSON object, nothing else:
 {{"name": "read_file", "arguments": {{"path": "{example}"}}}}
 Use one tool per reply and wait for its result. Read a file before you edit it. Change existing files with
-edit_file (only the lines that change); use write_file only for new files. For a question, read the file first,
+edit_file (only the lines that change; old="" adds to the end); use write_file only for new files. For a question, read the file first,
 then answer it: do not change files unless the developer asks for a change. When you know the answer or the change is done, reply
 in plain text (no JSON).
 
@@ -41,7 +41,7 @@ def _signature(spec: ToolSpec) -> str:
 def system_prompt(repo: Path, tools: dict[str, ToolSpec], repo_map: str = "") -> str:
     # The example names a real file: small models copy the example path verbatim.
     first = repo_map.strip().splitlines()[0].split(":")[0].strip() if repo_map.strip() else ""
-    text = PROMPT.format(repo=repo.name, tools="\n".join(_signature(t) for t in tools.values()),
+    text = PROMPT.format(tools="\n".join(_signature(t) for t in tools.values()),
                          example=first or "README.md")
     if repo_map:
         text += "\nFiles in this repository (most relevant first):\n" + repo_map.strip() + "\n"

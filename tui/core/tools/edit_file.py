@@ -2,7 +2,9 @@
 
 Small models often get indentation or trailing spaces slightly wrong: when the exact
 text is absent, a block whose lines match after stripping whitespace is accepted if it
-is unique. Anything else is refused with the reason, so the model can retry.
+is unique. An empty ``old`` adds ``new`` at the end of the file (how a small model adds a
+function or a test without rewriting the file). Anything else is refused with the reason
+and, when the text was not found, the file's current content, so the model can retry.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 from tui.core.approval import Proposal
 from tui.core.errors import ToolError
 from tui.core.tools.base import ToolContext, ToolSpec, params
-from tui.core.tools.common import str_arg
+from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
 
 
@@ -36,9 +38,34 @@ def _loose_span(text: str, old: str) -> tuple[int, int] | None:
     return starts[i], end
 
 
+class NotFound(ToolError):
+    """The text to replace is not in the file."""
+
+
+def _rewrites(text: str, new: str) -> bool:
+    """``new`` repeats most of ``text`` (compared line by line, stripped): a rewritten file, not an addition."""
+    have = {line.strip() for line in text.splitlines() if line.strip()}
+    lines = [line.strip() for line in new.splitlines() if line.strip()]
+    return bool(have and lines) and sum(line in have for line in lines) * 2 > len(lines)
+
+
+def append(text: str, new: str, rel: str) -> str:
+    """``new`` after the end of ``text``, separated the way the file's language expects.
+
+    When ``new`` mostly repeats the file, the model meant the whole new content: it replaces the file.
+    """
+    body = new.strip("\n")
+    if not body.strip():
+        raise ToolError("'old' and 'new' are both empty: nothing to change")
+    if not text.strip() or _rewrites(text, body):
+        return body + "\n"
+    top_level = rel.endswith(".py") and not body[:1].isspace() and body.lstrip().startswith(("def ", "class ", "@", "async def "))
+    return text.rstrip("\n") + ("\n\n\n" if top_level else "\n\n") + body + "\n"
+
+
 def replace_once(text: str, old: str, new: str, rel: str) -> str:
-    if not old:
-        raise ToolError("'old' must not be empty; use write_file to create or replace a whole file")
+    if not old.strip():
+        return append(text, new, rel)
     count = text.count(old)
     if count == 1:
         return text.replace(old, new, 1)
@@ -46,7 +73,7 @@ def replace_once(text: str, old: str, new: str, rel: str) -> str:
         raise ToolError(f"the text to replace occurs {count} times in {rel}; include more surrounding lines so it is unique")
     span = _loose_span(text, old)
     if span is None:
-        raise ToolError(f"the text to replace was not found in {rel}. Read the file again and copy the exact lines.")
+        raise NotFound(f"the text to replace was not found in {rel}; nothing was changed.")
     start, end = span
     return text[:start] + new.strip("\n") + text[end:]
 
@@ -64,7 +91,12 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     text = old.decode("utf-8", "surrogateescape")
     if crlf:
         text = text.replace("\r\n", "\n")
-    updated = replace_once(text, old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n"), rel)
+    try:
+        updated = replace_once(text, old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n"), rel)
+    except NotFound as err:  # show what is there: small models then copy the exact lines
+        budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
+        raise ToolError(f"{err.message} The current content of {rel} is below. Copy the exact lines to replace "
+                        f"(or use old=\"\" to add text at the end):\n{bound(text, budget, 'the file')}") from None
     new = updated.encode("utf-8", "surrogateescape")
     new = match_line_endings(old, new) if crlf else new
     return edit_proposal(ctx, "edit_file", args, rel, old, new)
@@ -72,11 +104,11 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 SPEC = ToolSpec(
     name="edit_file",
-    description="Replace an exact piece of text in a file with new text (shown as a diff).",
+    description="Replace an exact piece of text in a file with new text; old=\"\" adds new at the end of the file.",
     parameters=params(
         ["path", "old", "new"],
         path={"type": "string", "description": "path relative to the repo root"},
-        old={"type": "string", "description": "the exact existing text to replace"},
+        old={"type": "string", "description": "the exact existing text to replace (empty: append to the file)"},
         new={"type": "string", "description": "the replacement text"},
     ),
     read_only=False,

@@ -70,6 +70,15 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     )
 
 
+def changed_lines(patch: str, limit: int = 1500) -> str:
+    """The -/+ lines of a patch, bounded: enough for a model to see its edit landed, without the context."""
+    from tui.core.tools.common import bound
+
+    body = [line for line in patch.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    return bound("\n".join(body), limit, "changed lines")
+
+
 async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
     """Apply the accepted hunks of an approved edit proposal, after a checkpoint."""
     from tui.core.diffs import DiffIndex, describe_hunks, select_hunks
@@ -91,7 +100,7 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
     except DevagentError as err:
         return ToolResult(False, f"The edit to {files} did not apply, nothing changed: {err.message}",
                           f"{files}: did not apply")
-    lines = [f"Applied {len(accepted)} of {total} hunks to {files}."]
+    lines = [f"Applied {len(accepted)} of {total} hunks to {files}. The changed lines are now:", changed_lines(patch)]
     if rejected:
         lines.append("The developer REJECTED these hunks; do not propose them again:")
         lines.append(describe_hunks(diff, rejected))

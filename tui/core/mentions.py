@@ -1,0 +1,36 @@
+"""Files the developer names in a prompt ("Change DEFAULT_TIMEOUT in config.py").
+
+The agent reads them before the model's first step, as if the model had called
+read_file itself: a small model then starts from the real text (an edit copies the
+exact lines) and a question about a file is answered from it, one model step sooner.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tui.core.tools.common import git_out
+
+_PATHLIKE = re.compile(r"(?<![\w/.-])([\w./-]*\w\.\w{1,8})(?![\w/-])")
+
+
+async def repo_files(repo: Path) -> list[str]:
+    """Tracked and untracked files that git does not ignore."""
+    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
+    return [line for line in out.splitlines() if line] if code == 0 else []
+
+
+def mentioned(prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """Repo files named in ``prompt`` by path, or by a file name only one file has; in order, at most ``limit``."""
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    known = set(files)
+    found: list[str] = []
+    for token in _PATHLIKE.findall(prompt):
+        token = token.removeprefix("./").rstrip(".")
+        path = token if token in known else (by_name.get(token, [""])[0] if len(by_name.get(token, [])) == 1 else "")
+        if path and path not in found:
+            found.append(path)
+    return found[:limit]
