@@ -231,7 +231,7 @@ async def test_a_claimed_change_after_a_failed_edit_is_pushed_back_once(repo: Pa
         Reply(tool_calls=[call("edit_file", path="app.py", old="return a+b", new="return a - b")]),
         Reply("I have updated app.py."),  # it was not: the edit failed
         Reply('{"name": "edit_file", "arguments": {"path": "app.py", "old": "return a + b", "new": "return a - b"}}'),
-        Reply("Changed it to subtract."))
+        Reply('{"done": true, "answer": "Changed it to subtract."}'))  # the done check after a text-protocol edit
     approver = ScriptedApprover([Decision("approve")])
     events, done, _ = await run_prompt(repo, ollama_server.url, "make add subtract", approver)
     assert done.reason == "complete" and done.text == "Changed it to subtract."
@@ -281,3 +281,22 @@ async def test_files_named_in_the_prompt_are_read_for_the_model_first(repo: Path
     ollama_server.push(Reply("No."))
     events, _, _ = await run_prompt(repo, ollama_server.url, "What does app.py say?", config=config)
     assert of(events, "tool_call") == [] and "return a + b" not in sent_text(ollama_server.requests[1])
+
+
+async def test_after_a_text_protocol_edit_the_model_is_asked_if_it_is_done(repo: Path, ollama_server: ScriptedOllama) -> None:
+    edit = '{"name": "edit_file", "arguments": {"path": "app.py", "old": "a + b", "new": "b + a"}}'
+    ollama_server.push(Reply(edit), Reply('{"done": false, "answer": ""}'),
+                       Reply('{"name": "edit_file", "arguments": {"path": "app.py", "old": "def add", "new": "def plus"}}'),
+                       Reply('{"done": true, "answer": "Swapped and renamed."}'))
+    approver = ScriptedApprover([Decision("approve"), Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "swap operands and rename to plus", approver)
+    assert done.reason == "complete" and done.text == "Swapped and renamed."
+    assert (repo / "app.py").read_text() == "def plus(a, b):\n    return b + a\n"
+    assert len(ollama_server.requests) == 4, "the turn ends at 'done'"
+    assert ollama_server.requests[1]["format"]["required"] == ["done", "answer"]
+    assert "request complete" not in sent_text(ollama_server.requests[2]), "a 'not done' leaves no trace in the context"
+    ollama_server.requests.clear()
+    ollama_server.push(Reply(tool_calls=[call("edit_file", path="app.py", old="b + a", new="a + b")]), Reply("Back."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "swap back", ScriptedApprover([Decision("approve")]))
+    assert done.text == "Back." and not any(r.get("format") for r in ollama_server.requests), \
+        "native tool calls (capable models) are not asked"

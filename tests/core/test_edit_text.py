@@ -36,6 +36,12 @@ def test_empty_old_appends_with_the_spacing_the_language_expects() -> None:
     assert replace_once("", "", "first\n", "new.txt") == "first\n"
 
 
+def test_appending_what_is_already_there_is_refused_not_a_rewrite() -> None:
+    twice = SRC + "\n\ndef square(x):\n    return x * x\n"
+    with pytest.raises(ToolError, match="already contains"):
+        replace_once(twice, "", "def square(x):\n    return x * x", "m.py")
+
+
 def test_empty_old_with_a_rewritten_copy_of_the_file_replaces_it() -> None:
     messy = "name,city\n Ada , London\n\nAda,London\nGrace,Paris \n"
     assert replace_once(messy, "", "name,city\nAda,London\nGrace,Paris", "p.csv") == "name,city\nAda,London\nGrace,Paris\n"

@@ -26,6 +26,8 @@ from tui.core.tools.common import CHARS_PER_TOKEN, bound
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
+               "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
@@ -205,6 +207,34 @@ class Agent:
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
         return TurnDone("limit", text)
 
+    def _checks_done(self, call: ToolCall) -> bool:
+        setting = self.config.model.check_done
+        return setting == "on" or (setting == "auto" and call.source != "native")
+
+    async def _done_check(self) -> TurnDone | None:
+        """After a change, ask (constrained) whether the request is complete: small models otherwise keep going
+        and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
+        question = {"role": "user", "_tool": True, "content": (
+            f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
+            '"done": true and a one-line "answer" for the developer when it is complete; "done": false when more '
+            "changes or commands are still needed.")}
+        self._append(question)
+        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
+        try:
+            reply = json.loads(text)
+            done, answer = reply.get("done") is True, str(reply.get("answer", "")).strip()
+        except (ValueError, AttributeError):
+            done, answer = False, ""
+        reply_message = {"role": "assistant", "content": text}
+        self._append(reply_message)
+        if not done:
+            self._forget([question, reply_message])  # the loop goes on as if the question was never asked
+            return None
+        if answer:
+            self.emit(TextDelta(answer))
+            self.emit(TextDone(answer))
+        return TurnDone("complete", answer)
+
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
         self.messages[:] = [m for m in self.messages if not any(m is s for s in scratch)]
@@ -233,6 +263,10 @@ class Agent:
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
                 turn.failed.clear()
                 turn.changed = True
+                if call is calls[-1] and self._checks_done(call):
+                    done = await self._done_check()
+                    if done:
+                        return done
                 continue
             result = self.last_result
             if result and not result.ok and not result.summary.startswith("rejected"):

@@ -38,6 +38,7 @@ class ModelConfig:
     max_tool_retries: int = 3  # malformed/unknown tool calls the model may retry per turn
     max_steps: int = 12  # model round trips per turn
     native_tools: str = "auto"  # auto (on for Ollama and OpenAI-compatible servers, off embedded) | on | off
+    check_done: str = "auto"  # after a change, ask whether the request is complete: auto (text-protocol calls) | on | off
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
 
 

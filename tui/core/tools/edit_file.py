@@ -43,10 +43,13 @@ class NotFound(ToolError):
 
 
 def _rewrites(text: str, new: str) -> bool:
-    """``new`` repeats most of ``text`` (compared line by line, stripped): a rewritten file, not an addition."""
-    have = {line.strip() for line in text.splitlines() if line.strip()}
+    """``new`` and ``text`` mostly share their lines (stripped, both ways): a rewritten file, not an addition."""
+    have = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line.strip() for line in new.splitlines() if line.strip()]
-    return bool(have and lines) and sum(line in have for line in lines) * 2 > len(lines)
+    if not have or not lines:
+        return False
+    in_file, in_new = set(have), set(lines)
+    return sum(line in in_file for line in lines) * 2 > len(lines) and sum(line in in_new for line in have) * 2 >= len(have)
 
 
 def append(text: str, new: str, rel: str) -> str:
@@ -59,6 +62,8 @@ def append(text: str, new: str, rel: str) -> str:
         raise ToolError("'old' and 'new' are both empty: nothing to change")
     if not text.strip() or _rewrites(text, body):
         return body + "\n"
+    if body.strip() in text:
+        raise ToolError(f"{rel} already contains that text; nothing was added")
     top_level = rel.endswith(".py") and not body[:1].isspace() and body.lstrip().startswith(("def ", "class ", "@", "async def "))
     return text.rstrip("\n") + ("\n\n\n" if top_level else "\n\n") + body + "\n"
 
