@@ -137,8 +137,8 @@ def _py(repo: Path, code: str) -> bool:
     return subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, timeout=60).returncode == 0
 
 
-def _pytest(repo: Path) -> tuple[int, str]:
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
+def _pytest(repo: Path, *selection: str) -> tuple[int, str]:
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *selection], cwd=repo,
                          capture_output=True, text=True, timeout=120)
     return out.returncode, out.stdout[-300:]
 
@@ -172,11 +172,12 @@ def _file_has(path: str, pattern: str, *, python: str = "") -> Check:
     return check
 
 
-def _tests_pass(extra: str = "") -> Check:
+def _tests_pass(extra: str = "", *selection: str) -> Check:
+    """The suite (or ``selection``: the fixture's slugify test fails on purpose, for fix_failing_test) passes."""
     def check(repo: Path, run: Outcome) -> tuple[bool, str]:
         if extra and not re.search(extra, (repo / "test_calc.py").read_text()):
             return False, f"test_calc.py lacks /{extra}/"
-        rc, tail = _pytest(repo)
+        rc, tail = _pytest(repo, *selection)
         return (rc == 0, "tests pass" if rc == 0 else f"tests fail: {tail.strip().splitlines()[-1:]}")
     return check
 
@@ -208,7 +209,7 @@ TASKS: list[tuple[str, str, Check]] = [
      _file_has("calc.py", r"def subtract\(", python="import calc; assert calc.subtract(5, 3) == 2")),
     ("fix_failing_test", "test_text_utils.py fails. Fix slugify in text_utils.py so that the test passes.",
      _tests_pass()),
-    ("add_test", "Add a test function test_mul for the mul function to test_calc.py.", _tests_pass(r"def test_mul")),
+    ("add_test", "Add a test function test_mul for the mul function to test_calc.py.", _tests_pass(r"def test_mul", "test_calc.py")),
     ("clean_csv", "Clean data/people.csv in place: strip the spaces around every value, "
                   "remove blank lines and remove duplicate rows. Keep the header.", _csv_clean),
     ("run_tests", "Run the test suite and tell me how many tests fail.", _ran_tests),

@@ -300,3 +300,16 @@ async def test_after_a_text_protocol_edit_the_model_is_asked_if_it_is_done(repo:
     events, done, _ = await run_prompt(repo, ollama_server.url, "swap back", ScriptedApprover([Decision("approve")]))
     assert done.text == "Back." and not any(r.get("format") for r in ollama_server.requests), \
         "native tool calls (capable models) are not asked"
+
+
+async def test_an_edit_that_breaks_python_says_so_and_the_model_fixes_it(repo: Path, ollama_server: ScriptedOllama) -> None:
+    add_test = '{"name": "edit_file", "arguments": {"path": "app.py", "old": "", "new": "def twice(x):\\n    return add(x, y)"}}'
+    fix = '{"name": "edit_file", "arguments": {"path": "app.py", "old": "add(x, y)", "new": "add(x, x)"}}'
+    ollama_server.push(Reply(add_test), Reply(fix), Reply('{"done": true, "answer": "Added twice."}'))
+    approver = ScriptedApprover([Decision("approve"), Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "add twice(x)", approver)
+    first = of(events, "tool_result")[0]
+    assert "1 problem" in first.summary
+    assert "undefined name 'y'" in sent_text(ollama_server.requests[1]), "the problem goes back to the model"
+    assert not ollama_server.requests[1].get("format"), "no 'are you done?' while the edit is broken"
+    assert done.text == "Added twice." and (repo / "app.py").read_text().endswith("return add(x, x)\n")

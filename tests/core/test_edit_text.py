@@ -6,6 +6,7 @@ import pytest
 
 from tui.core.errors import ToolError
 from tui.core.tools.edit_file import replace_once
+from tui.core.tools.pycheck import new_problems
 from tui.core.tools.write_file import destructive_rewrite
 
 SRC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -53,3 +54,11 @@ def test_a_whole_file_write_that_drops_most_of_it_is_refused_with_the_append_cal
     assert "add, sub, mul" in why and '"old": ""' in why and "def square(x)" in why and '"replace": true' in why
     assert destructive_rewrite("m.py", old, old.replace("a * b", "b * a")) == ""  # a real rewrite keeps lines
     assert destructive_rewrite("m.py", "x = 1\n", "y = 2\n") == ""  # tiny files are not guarded
+
+
+def test_the_static_check_names_only_problems_an_edit_introduced() -> None:
+    before = b"from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n    assert missing()\n"
+    after = before + b"\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    assert new_problems(before, after, "test_calc.py") == ["test_calc.py line 10: undefined name 'mul'"]
+    assert new_problems(before, b"def broken(:\n", "test_calc.py")[0].startswith("test_calc.py line 1: syntax error")
+    assert new_problems(None, b"x = y\n", "notes.txt") == []

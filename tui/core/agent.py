@@ -209,6 +209,8 @@ class Agent:
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
+        if self.last_result and self.last_result.data.get("problems"):
+            return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
     async def _done_check(self) -> TurnDone | None:
@@ -216,8 +218,8 @@ class Agent:
         and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
         question = {"role": "user", "_tool": True, "content": (
             f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
-            '"done": true and a one-line "answer" for the developer when it is complete; "done": false when more '
-            "changes or commands are still needed.")}
+            '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
+            '"done": false when more changes or commands are still needed.')}
         self._append(question)
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
         try:

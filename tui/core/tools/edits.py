@@ -94,6 +94,7 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
         return ToolResult(False, f"The developer rejected every hunk of the edit to {files}. Nothing changed.",
                           f"{files}: all hunks rejected")
     patch = select_hunks(diff, accepted)
+    before = {rel: repo_of(ctx).read_worktree(rel) for rel in proposal.files if rel.endswith(".py")}
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     try:
         await asyncio.to_thread(repo_of(ctx).apply, patch)
@@ -104,6 +105,13 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
     if rejected:
         lines.append("The developer REJECTED these hunks; do not propose them again:")
         lines.append(describe_hunks(diff, rejected))
-    summary = f"applied {len(accepted)}/{total} hunks to {files}"
+    from tui.core.tools.pycheck import new_problems
+
+    problems = [p for rel, old in before.items() for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel)]
+    if problems:
+        lines.append("A static check found problems this edit introduced; fix them with another edit:")
+        lines.extend(problems[:10])
+    summary = f"applied {len(accepted)}/{total} hunks to {files}" + (f"; {len(problems)} problem(s)" if problems else "")
     return ToolResult(True, "\n".join(lines), summary, diff=patch,
-                      data={"checkpoint": getattr(cp, "ref", None), "rejected_hunks": sorted(rejected)})
+                      data={"checkpoint": getattr(cp, "ref", None), "rejected_hunks": sorted(rejected),
+                            "problems": problems})
