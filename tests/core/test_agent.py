@@ -272,7 +272,7 @@ async def test_files_named_in_the_prompt_are_read_for_the_model_first(repo: Path
     ollama_server.push(Reply("It adds a and b; the guide says 42."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "What do app.py and guide.md say? Not v1.2 or x.py.")
     assert [(e.name, e.arguments, e.source) for e in of(events, "tool_call")] == [
-        ("read_file", {"path": "app.py"}, "native"), ("read_file", {"path": "docs/guide.md"}, "native")]
+        ("read_file", {"path": "app.py"}, "auto"), ("read_file", {"path": "docs/guide.md"}, "auto")]
     first = sent_text(ollama_server.requests[0])
     assert "return a + b" in first and "The answer is 42." in first, "the model's first request has both files"
     assert len(ollama_server.requests) == 1 and done.text == "It adds a and b; the guide says 42."

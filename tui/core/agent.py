@@ -101,7 +101,7 @@ class Agent:
         self.store.add_message(self.session_id, message)
 
     def _tool_message(self, call: ToolCall, text: str, changed: bool = False) -> dict[str, Any]:
-        if call.source == "native":
+        if call.source == "native" or (call.source == "auto" and self.native_tools):
             return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
         # Small models forget the request and keep calling tools: restate it and say how to finish.
         done = "That change is applied now. If nothing else is needed" if changed else \
@@ -151,7 +151,7 @@ class Agent:
             if cost > budget:
                 continue
             budget -= cost
-            call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "native" if self.native_tools else "auto")
+            call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "auto")
             if self.native_tools:
                 self._append({"role": "assistant", "content": "",
                               "tool_calls": [{"function": {"name": call.name, "arguments": call.arguments}}]})
