@@ -4,7 +4,8 @@ The unified view shows diff line N on row N, so it needs no table at all.
 The side-by-side view pairs removed and added runs; its table is two compact
 int arrays built in one pass (a hunk that only adds or only removes is copied
 in bulk). Old/new line numbers are counted on demand from anchors every 1,024
-lines, so even a single million-line hunk pages without a full scan.
+lines, so even a single million-line hunk pages without a full scan; rows drawn
+top to bottom continue from the previous row's count instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tui.core.diffs import DiffIndex, HunkRef
 
 ADD, DEL, CTX, NOTE, HUNK, FILE, META = "add", "del", "ctx", "note", "hunk", "file", "meta"
 _ANCHOR_BITS = 10
+_STEP = 256  # a line this close below the last one numbered is counted on from it
 
 
 def _count(lines: list[str], prefix: str) -> int:
@@ -71,6 +73,9 @@ class Layout:
         self.file_starts = [f.start for f in index.files]
         self._anchors: dict[int, list[tuple[int, int, int]]] = {}
         self._last = (-1, 0, 0)  # (hunk, start, end) of the last lookup
+        # (hunk, line, counts of "+", "-" and "\\" lines before it) of the last two numbers() calls:
+        # side by side asks for a left and a right line per row, each further down than last time
+        self._recent: list[tuple[int, int, int, int, int]] = [(-1, 0, 0, 0, 0), (-1, 0, 0, 0, 0)]
         self.sbs_left: array[int] | None = None
         self.sbs_right: array[int] | None = None
         self.sbs_hunk_rows: list[int] = []
@@ -111,19 +116,29 @@ class Layout:
         hunk = self.hunks[h]
         body = hunk.start + 1
         offset = y - body
-        k = offset >> _ANCHOR_BITS
-        anchors = self._anchors.setdefault(h, [(0, 0, 0)])
         lines = self.lines
-        while len(anchors) <= k:
-            a = body + ((len(anchors) - 1) << _ANCHOR_BITS)
-            chunk = lines[a:a + (1 << _ANCHOR_BITS)]
-            p, m, n = anchors[-1]
-            anchors.append((p + _count(chunk, "+"), m + _count(chunk, "-"), n + _count(chunk, "\\")))
-        p, m, n = anchors[k]
-        start = body + (k << _ANCHOR_BITS)
+        recent = self._recent
+        used = -1
+        for i, (rh, ry, *_counts) in enumerate(recent):
+            if rh == h and ry <= y <= ry + _STEP and (used < 0 or ry > recent[used][1]):
+                used = i
+        if used >= 0:
+            _h, start, p, m, n = recent[used]
+        else:
+            k = offset >> _ANCHOR_BITS
+            anchors = self._anchors.setdefault(h, [(0, 0, 0)])
+            while len(anchors) <= k:
+                a = body + ((len(anchors) - 1) << _ANCHOR_BITS)
+                chunk = lines[a:a + (1 << _ANCHOR_BITS)]
+                p, m, n = anchors[-1]
+                anchors.append((p + _count(chunk, "+"), m + _count(chunk, "-"), n + _count(chunk, "\\")))
+            p, m, n = anchors[k]
+            start = body + (k << _ANCHOR_BITS)
         if y > start:
             chunk = lines[start:y]
             p, m, n = p + _count(chunk, "+"), m + _count(chunk, "-"), n + _count(chunk, "\\")
+        recent.pop(max(used, 0))  # replace the entry continued from, else the older one
+        recent.append((h, y, p, m, n))
         return hunk.old_start + offset - p - n, hunk.new_start + offset - m - n
 
     # -- side by side ---------------------------------------------------------------------------

@@ -57,6 +57,7 @@ class Highlighter:
         self._lexers: dict[str, Any] = {}
         self._theme_name = ""
         self._theme: Any = None
+        self._token_styles: dict[Any, Style] = {}  # token type -> colour-only style, for the current theme
 
     def set_theme(self, name: str) -> None:
         """Use the Pygments style ``name`` (loaded on first use, so the first frame never waits for it)."""
@@ -64,6 +65,7 @@ class Highlighter:
             self._theme_name = name
             self._theme = None
             self._cache.clear()
+            self._token_styles.clear()
 
     def _syntax_theme(self) -> Any:
         if self._theme is None:
@@ -108,12 +110,14 @@ class Highlighter:
         if lexer is None:
             return None
         pieces: list[tuple[str, Style]] = []
-        get_style = self._syntax_theme().get_style_for_token
+        styles = self._token_styles
         for ttype, value in lexer.get_tokens(code):
             if value:
-                st = get_style(ttype)
-                pieces.append((value.rstrip("\n") if value.endswith("\n") else value,
-                               Style(color=st.color, bold=st.bold, italic=st.italic)))
+                style = styles.get(ttype)
+                if style is None:
+                    st = self._syntax_theme().get_style_for_token(ttype)
+                    style = styles[ttype] = Style(color=st.color, bold=st.bold, italic=st.italic)
+                pieces.append((value.rstrip("\n") if value.endswith("\n") else value, style))
         self._cache[(key, path)] = pieces
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)

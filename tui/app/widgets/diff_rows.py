@@ -2,18 +2,21 @@
 
 A plain object (no widget): the DiffView gives it one frame's state and asks
 for rows. Syntax colouring gets a time budget per frame; lines beyond it are
-returned plain and queued in ``pending`` for the view to colour next.
+returned plain and queued in ``pending`` for the view to colour next. Finished
+rows are kept as Strips, and the view builds the pages around the visible one
+in idle time (``prefetch``), so a page step only looks rows up.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.strip import Strip
 
 from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
 from .diff_render import DiffStyles, Highlighter, safe_segments
@@ -21,6 +24,8 @@ from .diff_render import DiffStyles, Highlighter, safe_segments
 ACCEPT, REJECT = "✓ ", "✗ "
 HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
 CONTENT_CACHE = 2048  # rendered lines kept
+ROW_CACHE = 1024  # finished rows (Strips) kept: the visible page and the pages either side of it
+PREFETCH_BUDGET = 0.004  # seconds of row building per idle slice, so a key press never waits long
 
 
 class Frame(NamedTuple):
@@ -45,19 +50,26 @@ class DiffRows:
         self.pending: dict[int, tuple[str, str]] = {}
         self._on_pending = on_pending
         self._cache: OrderedDict[tuple[int, bool, bool], tuple[list[Segment], Style]] = OrderedDict()
+        self._rows: OrderedDict[tuple[int, bool, bool], Strip] = OrderedDict()
+        self._row_state: tuple[int, int, bool] = (-1, -1, False)
         self._lex_spent = 0.0
         self.frame = Frame(0, 0, 0, False, set(), -1)
         self.st: DiffStyles | None = None
 
     def begin(self, frame: Frame, styles: DiffStyles) -> None:
         if styles is not self.st:
-            self._cache.clear()
+            self.clear_cache()
             self.st = styles
+        state = (frame.width, frame.left, frame.side_by_side)
+        if state != self._row_state:  # rows are cut to the width and scroll_x they were built for
+            self._rows.clear()
+            self._row_state = state
         self.frame = frame
         self._lex_spent = 0.0
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._rows.clear()
 
     def highlight_pending(self, budget: float = HIGHLIGHT_BUDGET) -> list[int]:
         """Colour queued lines for up to ``budget`` seconds; return the lines done."""
@@ -72,6 +84,52 @@ class DiffRows:
         return done
 
     # -- rows -----------------------------------------------------------------------------------
+    def strip(self, row: int) -> Strip:
+        """Row ``row`` of the current layout as a finished Strip (cached while nothing it shows changes)."""
+        layout, frame = self.layout, self.frame
+        line = row
+        if frame.side_by_side:
+            assert layout.sbs_left is not None and layout.sbs_right is not None
+            left = layout.sbs_left[row]
+            line = left if left >= 0 else layout.sbs_right[row]
+        h = layout.hunk_at_line(line)
+        # a row depends on its hunk being rejected, and (its header only) on being the current hunk
+        key = (row, h >= 0 and h not in frame.accepted, h >= 0 and h == frame.current and line == layout.hunks[h].start)
+        hit = self._rows.get(key)
+        if hit is not None:
+            self._rows.move_to_end(key)
+            return hit
+        segments = self.side_by_side(row) if frame.side_by_side else self.unified(row)
+        strip = Strip(_merge(segments), frame.width)  # fewer segments: less work in every later pass
+        if not self.pending or not self._row_pending(row, line):
+            self._rows[key] = strip
+            if len(self._rows) > ROW_CACHE:
+                self._rows.popitem(last=False)
+        return strip
+
+    def _row_pending(self, row: int, line: int) -> bool:
+        """Whether the row shows a line still waiting for colours (such rows are not kept)."""
+        if line in self.pending:
+            return True
+        right = self.layout.sbs_right
+        return self.frame.side_by_side and right is not None and right[row] in self.pending
+
+    def prefetch(self, rows: Iterator[int], budget: float = PREFETCH_BUDGET) -> bool:
+        """Build and colour ``rows`` ahead of time for up to ``budget`` seconds; True when all are ready.
+
+        Rows are taken from the iterator, so the next call goes on where this one stopped.
+        """
+        started = perf_counter()
+        self._lex_spent = float("-inf")  # off-screen rows: colour them now, queue nothing
+        try:
+            for row in rows:
+                self.strip(row)
+                if perf_counter() - started > budget:
+                    return False
+        finally:
+            self._lex_spent = 0.0
+        return True
+
     def unified(self, row: int) -> list[Segment]:
         assert self.st is not None
         st, layout = self.st, self.layout
@@ -139,7 +197,7 @@ class DiffRows:
     def _content(self, line: int, h: int, kind: str) -> tuple[list[Segment], Style]:
         """Content segments (prefix + code) for one diff line, and the style that fills the row (cached)."""
         rejected = h >= 0 and h not in self.frame.accepted
-        key = (line, rejected, h == self.frame.current)
+        key = (line, rejected, kind == HUNK and h == self.frame.current)  # only a header shows "current"
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -191,7 +249,7 @@ class DiffRows:
         ready = hl.ready(path)  # None: Pygments not loaded yet, which waits for the frame after this one
         if ready is False:
             return None
-        if ready and self._lex_spent < HIGHLIGHT_BUDGET:
+        if (ready or self._lex_spent < 0) and self._lex_spent < HIGHLIGHT_BUDGET:
             started = perf_counter()
             tokens = hl.tokens(line, code, path)
             self._lex_spent += perf_counter() - started
@@ -212,3 +270,14 @@ class DiffRows:
             extra += f"  ({f.status})"
         segs.append(Segment(extra, st.file))
         return segs
+
+
+def _merge(segments: list[Segment]) -> list[Segment]:
+    """Join neighbours that share a style object (cheaper than Segment.simplify's equality test)."""
+    out: list[Segment] = []
+    for seg in segments:
+        if out and seg.style is out[-1].style:
+            out[-1] = Segment(out[-1].text + seg.text, seg.style)
+        else:
+            out.append(seg)
+    return out

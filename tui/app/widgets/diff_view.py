@@ -2,12 +2,15 @@
 
 Only visible rows are rendered; only visible code is highlighted (with a small
 cache). Headers are indexed up front by ``tui.core.diffs.DiffIndex`` (a regex
-pass); hunk bodies are read when they scroll into view.
+pass); hunk bodies are read when they scroll into view. In idle time the page
+above and the page below are built ahead, so a page step paints cached rows.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterator
+from itertools import chain
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -105,7 +108,8 @@ class DiffView(ScrollView, can_focus=True):
         self._num_width = 1
         self._current_file = -1
         self._rows: DiffRows | None = None
-        self._highlight_scheduled = False
+        self._idle_scheduled = False
+        self._ahead: tuple[tuple[int, ...], Iterator[int] | None] = ((), None)  # prefetch key, rows left to build
         self.add_class("-proposal")
 
     # -- public API -----------------------------------------------------------------------------
@@ -119,6 +123,7 @@ class DiffView(ScrollView, can_focus=True):
         self._highlighter.clear()
         self._num_width = number_width(index)
         self._rows = DiffRows(self._layout, self._num_width, self._highlighter, self._schedule_highlight)
+        self._ahead = ((), None)
         self._max_len = max(map(len, lines), default=0)
         self._title = title
         self._current_file = -1
@@ -297,6 +302,11 @@ class DiffView(ScrollView, can_focus=True):
         left = self._layout.sbs_left[row]
         return left if left >= 0 else self._layout.sbs_right[row]
 
+    def _row_other_line(self, row: int) -> int:
+        """The right-hand line of a side-by-side row (-1 when it has none)."""
+        assert self._layout is not None and self._layout.sbs_right is not None
+        return self._layout.sbs_right[row]
+
     def _gutter_width(self) -> int:
         return 2 + self._num_width * (1 if self.side_by_side else 2) + (1 if self.side_by_side else 2)
 
@@ -365,25 +375,42 @@ class DiffView(ScrollView, can_focus=True):
         return len(self._rows.pending) if self._rows else 0
 
     def _schedule_highlight(self) -> None:
-        if not self._highlight_scheduled:
-            self._highlight_scheduled = True
-            self.call_after_refresh(self._run_highlight)
+        if not self._idle_scheduled:
+            self._idle_scheduled = True
+            self.call_after_refresh(self._idle_work)
 
-    def _run_highlight(self) -> None:
-        """Colour the lines painted plain, a frame's worth at a time, so paging never waits on Pygments."""
-        self._highlight_scheduled = False
-        if self._rows is None:
+    def _idle_work(self) -> None:
+        """After a paint: colour the visible lines painted plain, then build the pages either side."""
+        self._idle_scheduled = False
+        rows = self._rows
+        if rows is None or rows.st is None:  # nothing painted yet
             return
-        done = self._rows.highlight_pending()
-        if self._rows.pending:
+        if rows.pending:
+            self._run_highlight(rows)
             self._schedule_highlight()
-        if self.side_by_side:
-            self.refresh()
             return
-        top = round(self.scroll_y)
-        for line in done:
-            if top <= line < top + self.size.height:
-                self.refresh_line(line)
+        frame = rows.frame
+        page = self.scrollable_content_region.height
+        key = (frame.top, page, frame.width, frame.left, frame.side_by_side, frame.current, id(frame.accepted),
+               id(rows.st))
+        todo = self._ahead[1]
+        if self._ahead[0] != key:  # the view moved or changed: the page below first, then the one above
+            count = self._row_count()
+            below = range(min(frame.top + page, count), min(frame.top + 2 * page, count))
+            todo = chain(below, reversed(range(max(frame.top - page, 0), frame.top)))
+        if todo is None or rows.prefetch(todo):
+            self._ahead = (key, None)
+        else:
+            self._ahead = (key, todo)  # go on from here in the next idle slice
+            self._schedule_highlight()
+
+    def _run_highlight(self, rows: DiffRows) -> None:
+        """Colour the lines painted plain, a frame's worth at a time, so paging never waits on Pygments."""
+        done = set(rows.highlight_pending())
+        top = rows.frame.top
+        for row in range(top, min(top + self.size.height, self._row_count())):
+            if self._row_line(row) in done or (self.side_by_side and self._row_other_line(row) in done):
+                self.refresh_line(row)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -393,16 +420,18 @@ class DiffView(ScrollView, can_focus=True):
         if self._rows is not None:
             self._rows.begin(Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
                                    self.side_by_side, self.accepted, self.current_hunk), self.styles_for_diff)
+            self._schedule_highlight()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
         rows = self._rows
         st = self.styles_for_diff
         if rows is None or not rows.layout.lines:
+            width = self.scrollable_content_region.width
             text = "  No changes to show." if y == 0 else ""
             return Strip(Segment.adjust_line_length([Segment(text, st.meta)], width, style=st.plain), width)
         row = y + rows.frame.top
         if row >= self._row_count():
+            width = rows.frame.width
             return Strip([Segment(" " * width, st.plain)], width)
-        return Strip(rows.side_by_side(row) if rows.frame.side_by_side else rows.unified(row), width)
+        return rows.strip(row)
