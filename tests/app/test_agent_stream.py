@@ -1,0 +1,81 @@
+"""Streaming into the agent pane: nothing lost at speed, the end followed, a scrolled-up reader left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app.snapshot_apps.factory import build_app, feed, wait_for
+from tui.app.widgets.agent_pane import AgentPane, Reply
+from tui.core import events as ev
+
+SIZE = (100, 30)
+
+
+def tokens(paragraphs: int) -> list[str]:
+    """A model-like reply split into small tokens: prose, a list and code blocks."""
+    out: list[str] = []
+    for n in range(paragraphs):
+        out += [w + " " for w in f"Paragraph {n} explains what the change does and why it is safe .".split()]
+        out += ["\n\n", "- item ", f"{n}\n", "- next\n\n", "```python\n", f"x{n} = ", f"{n}\n", "```\n\n"]
+    return out
+
+
+def screen_text(app: object) -> str:
+    """Every character currently painted (what the user sees), line by line."""
+    strips = app.screen._compositor.render_strips()  # type: ignore[attr-defined]
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def reply_text(reply: Reply) -> str:
+    return "\n".join("".join(segment.text for segment in strip) for strip in reply.lines)
+
+
+async def test_fast_stream_shows_the_whole_reply(repo: Path) -> None:
+    parts = tokens(30) + ["The end marker", " is here."]
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(AgentPane)
+        feed(app, *(ev.TextDelta(part) for part in parts))
+        await wait_for(pilot, lambda: pane.tokens_received == len(parts) and not pane.streaming, what="stream painted")
+        replies = list(app.query(Reply))
+        assert len(replies) == 1
+        assert replies[0].source == "".join(parts)
+        assert pane.flushes < len(parts)  # batched
+        rendered = reply_text(replies[0])
+        assert "Paragraph 0 explains" in rendered and "x29 = 29" in rendered and "```" not in rendered
+        assert "The end marker is here." in screen_text(app)  # followed to the end and painted
+
+
+async def test_a_growing_line_is_repainted(repo: Path) -> None:
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(AgentPane)
+        feed(app, ev.TextDelta("Growing"))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 1, what="first token")
+        for part in ("Line", "Keeps", "Its", "Height"):
+            feed(app, ev.TextDelta(part))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 5, what="same-height update")
+        assert "GrowingLineKeepsItsHeight" in screen_text(app)
+
+
+async def test_scrolled_up_reader_stays_put(repo: Path) -> None:
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(AgentPane)
+        feed(app, *(ev.TextDelta(part) for part in tokens(12)))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received > 0, what="first part")
+        assert pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y  # following the end
+        pane.scroll_to(y=3, animate=False, immediate=True)  # the user scrolls up to read (releases the anchor)
+        await pilot.pause()
+        before = pane.scroll_y
+        feed(app, *(ev.TextDelta(part) for part in tokens(12)))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2 * len(tokens(12)),
+                       what="second part")
+        assert pane.scroll_y == before < pane.max_scroll_y
+        pane.scroll_end(animate=False, immediate=True)  # back at the end: following again
+        await pilot.pause()
+        feed(app, ev.TextDelta("Tail paragraph after the reader came back.\n\nAnd more text"))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2 * len(tokens(12)) + 1,
+                       what="tail")
+        assert pane.scroll_y == pane.max_scroll_y
+        assert "And more text" in screen_text(app)

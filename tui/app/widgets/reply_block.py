@@ -1,0 +1,184 @@
+"""One streamed model reply as a single Line-API widget: frozen Markdown blocks plus a live tail.
+
+Why one widget: every widget whose height changes makes Textual lay out the screen and repaint the
+widgets that moved, so a reply is one ``height: auto`` widget whose lines are cached strips.
+Finished blocks (a blank line outside a code fence, or a closed fence) are rendered once per width
+and never again; only the unfinished tail is re-rendered per flush. When the reply's height does not
+change, only the lines that differ are repainted, with no layout at all.
+Rendering uses rich's Markdown (imported on first use, or warmed in a thread after the first frame).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+_FENCES = ("```", "~~~")
+
+
+
+def finished_prefix(text: str, start: int) -> int:
+    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence)."""
+    cut = start
+    in_fence: str | None = None
+    pos = start
+    previous_blank = False
+    for line in text[start:].splitlines(keepends=True):
+        pos += len(line)
+        if not line.endswith("\n"):
+            break  # a partial line never ends a block
+        stripped = line.strip()
+        if in_fence:
+            if stripped.startswith(in_fence):
+                in_fence = None
+                cut = pos  # a closed fence is a finished block
+            continue
+        fence = next((f for f in _FENCES if stripped.startswith(f)), None)
+        if fence:
+            in_fence = fence
+            continue
+        if not stripped and not previous_blank:
+            cut = pos
+        previous_blank = not stripped
+    return cut
+
+
+def render_markdown(text: str, code_theme: str = "monokai") -> Any:
+    """A rich Markdown renderable: literal text (no console markup), highlighted code blocks."""
+    from rich.markdown import Markdown
+
+    return Markdown(text, code_theme=code_theme, hyperlinks=False)
+
+
+def _warm() -> None:
+    """Import the Markdown parser and compile a code lexer, so the first reply does not stall the loop."""
+    from rich.console import Console
+
+    console = Console(width=40, file=open("/dev/null", "w"), color_system="truecolor")  # noqa: SIM115
+    try:
+        console.print(render_markdown("warm *up* `x`\n\n- a\n\n```python\ndef f(a):\n    return a\n```\n"))
+    finally:
+        console.file.close()
+
+
+def warm_in_background() -> None:
+    """Run the one-off Markdown/lexer set-up in a daemon thread (call after the first frame)."""
+    threading.Thread(target=_warm, name="markdown-warm", daemon=True).start()
+
+
+class Reply(Widget):
+    """One model message. ``source`` is all text flushed so far; ``pending`` is text not yet shown."""
+
+    DEFAULT_CSS = """
+    Reply { height: auto; margin: 0 0 1 0; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.source = ""
+        self.pending: list[str] = []
+        self.frozen = 0  # characters of source already in frozen blocks
+        self.code_theme: str | None = None
+        self._blocks: list[str] = []  # frozen block texts
+        self._live_text = ""
+        self._width = 0  # width the strips below were rendered at
+        self._frozen_lines: list[Strip] = []
+        self._rendered_blocks = 0
+        self._live_lines: list[Strip] = []
+        self._live_stale = True
+        self._style: Style | None = None
+        self._styled_frozen: dict[int, Strip] = {}  # line index -> strip with the widget's style applied
+        self._styled_live: dict[int, Strip] = {}
+
+    @property
+    def blocks(self) -> int:
+        return len(self._blocks)
+
+    @property
+    def lines(self) -> list[Strip]:
+        return self._frozen_lines + self._live_lines
+
+    def _theme(self) -> str:
+        """The theme's syntax colours, looked up once per reply (computing CSS variables is not free)."""
+        if self.code_theme is None:
+            self.code_theme = self.app.get_css_variables().get("syntax-theme", "monokai")
+        return self.code_theme
+
+    def _render(self, text: str, width: int) -> list[Strip]:
+        console = self.app.console
+        lines = console.render_lines(render_markdown(text, self._theme()), console.options.update_width(width),
+                                     pad=True)
+        return [Strip(line, width) for line in lines]
+
+    def _ensure(self, width: int) -> None:
+        """Bring the cached strips up to date for ``width``, rendering only what is new or stale."""
+        width = max(1, width)
+        if width != self._width:
+            self._width, self._frozen_lines, self._rendered_blocks, self._live_stale = width, [], 0, True
+            self._styled_frozen.clear()
+        while self._rendered_blocks < len(self._blocks):
+            self._frozen_lines.extend(self._render(self._blocks[self._rendered_blocks], width))
+            self._rendered_blocks += 1
+        if self._live_stale:
+            self._live_lines = self._render(self._live_text, width) if self._live_text else []
+            self._styled_live.clear()
+            self._live_stale = False
+
+    def flush(self) -> bool:
+        """Show everything buffered in one go; False when there was nothing to do."""
+        if not self.pending or not self.is_mounted:
+            return False
+        self.source += "".join(self.pending)
+        self.pending.clear()
+        cut = finished_prefix(self.source, self.frozen)
+        if cut > self.frozen:
+            self._blocks.append(self.source[self.frozen:cut])
+            self.frozen = cut
+        self._live_text = self.source[self.frozen:]
+        self._live_stale = True
+        width = self.content_size.width
+        if not width:  # not laid out yet: the first layout renders it
+            self.refresh(layout=True)
+            return True
+        start = len(self._frozen_lines)  # lines above the old live tail never change
+        before = self._live_lines
+        old_height = start + len(before)
+        self._ensure(width)
+        after = self.lines
+        common = min(old_height, len(after))
+        first = next((y for y in range(start, common) if after[y] != before[y - start]), common)
+        if len(after) != old_height:
+            self.refresh(Region(0, first, width, len(after) - first), layout=True)
+        elif first < common:
+            last = max(y for y in range(first, common) if after[y] != before[y - start])
+            self.refresh(Region(0, first, width, last - first + 1))
+        return True
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure(width)
+        return len(self._frozen_lines) + len(self._live_lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        self._ensure(width)
+        style = self.rich_style
+        if style != self._style:  # theme or CSS change: restyle lazily
+            self._style = style
+            self._styled_frozen.clear()
+            self._styled_live.clear()
+        frozen = self._frozen_lines
+        if y < len(frozen):
+            lines, cache, index = frozen, self._styled_frozen, y
+        elif y - len(frozen) < len(self._live_lines):
+            lines, cache, index = self._live_lines, self._styled_live, y - len(frozen)
+        else:
+            return Strip.blank(width, style)
+        styled = cache.get(index)
+        if styled is None:
+            styled = cache[index] = lines[index].apply_style(style)
+        return styled
