@@ -260,3 +260,86 @@ async def test_binary_and_rename_count_as_one_hunk_each(side_by_side: bool) -> N
         assert screen_text(view).splitlines()[0].startswith("✗")  # the file bar carries a whole-file mark
         await pilot.press("p")
         assert view.current_hunk == 1 and view.current_file == 1
+
+
+# -- paging: rows are ready before the key, and numbers stay right wherever a page lands --------------------
+
+def _mixed_hunk_diff(tmp_path: Path) -> str:
+    """One long Python hunk mixing removed, added and context lines (plus a 'no newline' note at the end)."""
+    old = "".join(f"def f_{i}(x):\n" if i % 3 else f"# {i}\n" for i in range(3000))
+    new = "".join(f"def f_{i}(x, y=0):\n" if i % 5 == 0 else (f"def f_{i}(x):\n" if i % 3 else f"# {i}\n")
+                  for i in range(3000))
+    repo = make_repo(tmp_path / "mixed", {"m.py": old})
+    (repo / "m.py").write_text(new.rstrip("\n"))
+    return git(repo, "diff", "-U1000000")
+
+
+class FrameView(DiffView):
+    """Records, for each painted frame, how many visible lines it had to paint without colours."""
+
+    plain_after_paint: list[int] = []
+
+    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+        strips = super().render_lines(crop)
+        FrameView.plain_after_paint.append(self.highlight_pending)
+        return strips
+
+
+class FrameApp(ViewApp):
+    def compose(self) -> ComposeResult:
+        yield FrameView()
+
+
+@pytest.mark.parametrize("side_by_side", [False, True])
+async def test_a_page_step_paints_coloured_code_at_once(tmp_path: Path, side_by_side: bool) -> None:
+    """The pages around the view are built in idle time: paging never shows code uncoloured first."""
+    app = FrameApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(FrameView)
+        view.show_diff(_mixed_hunk_diff(tmp_path), mode="unstaged")
+        if side_by_side:
+            await pilot.press("s")
+        await settle(pilot, view)
+        for key in ("pagedown", "pagedown", "pagedown", "pageup"):
+            await pilot.pause()  # idle time: the neighbouring pages get built
+            FrameView.plain_after_paint = []
+            await pilot.press(key)
+            await pilot.pause()
+            assert FrameView.plain_after_paint and FrameView.plain_after_paint[0] == 0, key
+        assert view.scroll_y > 0
+
+
+def _expected_numbers(diff: str) -> dict[str, tuple[int | None, int | None]]:
+    """Old and new line number of each body line of the single hunk, keyed by its text (which is unique)."""
+    lines = diff.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("@@"))
+    old = new = 1
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for line in lines[start + 1:]:
+        if line.startswith("-"):
+            out[line] = (old, None)
+            old += 1
+        elif line.startswith("+"):
+            out[line] = (None, new)
+            new += 1
+        elif line.startswith(" "):
+            out[line] = (old, new)
+            old, new = old + 1, new + 1
+    return out
+
+
+async def test_line_numbers_stay_right_wherever_a_page_lands(tmp_path: Path) -> None:
+    diff = _mixed_hunk_diff(tmp_path)
+    expected = _expected_numbers(diff)
+    width = len(str(len(expected)))
+    checked = 0
+    async with opened(diff, size=(100, 30)) as (app, pilot, view):
+        for keys in (["pagedown"] * 7, ["end"], ["pageup"] * 3, ["home", "pagedown"], ["down"] * 5):
+            await pilot.press(*keys)
+            await settle(pilot, view)
+            for row in screen_text(view).splitlines():
+                gutter, code = row[2:2 + 2 * width + 2], row[2 + 2 * width + 2:].rstrip()
+                if code in expected:  # "-code", "+code" and " code" are all distinct
+                    assert gutter.split() == [str(n) for n in expected[code] if n is not None], row
+                    checked += 1
+    assert checked > 100
