@@ -24,7 +24,7 @@ from .diff_render import DiffStyles, Highlighter, safe_segments
 ACCEPT, REJECT = "✓ ", "✗ "
 HIGHLIGHT_BUDGET = 0.006  # seconds of Pygments work per frame; the rest is painted plain, coloured next frame
 CONTENT_CACHE = 2048  # rendered lines kept
-ROW_CACHE = 1024  # finished rows (Strips) kept: the visible page and the pages either side of it
+ROW_CACHE = 512  # finished rows (Strips, about 1.8 KB each) kept: the visible page and the pages either side
 PREFETCH_BUDGET = 0.004  # seconds of row building per idle slice, so a key press never waits long
 
 
