@@ -3,17 +3,21 @@
 The engine runs as async workers on the app's loop. Its events arrive through the emit
 callback as EngineEvent messages; the approver posts ApprovalRequested. Handlers here
 own every state change; workers never touch widgets. Nothing heavy is imported before
-the first frame: the Session (and with it ollama, git, unidiff) is opened in a worker.
+the first frame: the Session (and with it ollama, git, unidiff) is opened in a worker, and
+the flows, modal screens, git helpers and approver are imported when first used. The
+garbage collector is paused from construction to the first frame (startup allocates many
+long-lived objects; a full collection then only delays the first paint).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
-from functools import partial
 import time
+from functools import partial
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -23,22 +27,21 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from tui.app import flows
 from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.engine_events import EngineEventsMixin
-from tui.app.approver import TuiApprover
-from tui.app.screens.help import HelpScreen
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
-from tui.app.worktree import stage_hunks, tree_state
 from tui.app.widgets.tool_call_line import one_line
-from tui.core.approval import Decision, Proposal
 from tui.core.config import Config
 from tui.core.errors import DevagentError
+
+if TYPE_CHECKING:
+    from tui.app.approver import TuiApprover
+    from tui.core.approval import Decision, Proposal
 
 SessionFactory = Callable[["DevagentApp"], Awaitable[Any]]
 RETRY_SECONDS = 3.0
@@ -51,6 +54,13 @@ VARIABLE_DEFAULTS = {
     "diff-added": "#2e7d32 40%",
     "diff-removed": "#c62828 40%",
 }
+
+
+def _flows() -> Any:
+    """tui.app.flows (undo, tests, commit, /scaffold), imported on the first key that needs it."""
+    from tui.app import flows
+
+    return flows
 
 
 def _diff_view_class() -> type[Widget] | None:
@@ -67,6 +77,21 @@ def _file_list_class() -> type[Widget] | None:
     except ImportError:
         return None
     return FileList
+
+
+def breakpoint_classes(width: int, height: int) -> set[str]:
+    """The classes Textual's Screen gives itself for ``DevagentApp``'s breakpoints at this size."""
+    chosen: set[str] = set()
+    for size, breakpoints in ((width, DevagentApp.HORIZONTAL_BREAKPOINTS), (height, DevagentApp.VERTICAL_BREAKPOINTS)):
+        chosen.update([name for at, name in sorted(breakpoints, reverse=True) if size >= at][:1])
+    return chosen
+
+
+class MainScreen(Screen):
+    """The default screen. It is born with its layout classes (Textual adds them on the first resize,
+    which would restyle every widget once more) and focuses the prompt as it composes."""
+
+    AUTO_FOCUS = "#prompt"
 
 
 class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
@@ -130,7 +155,14 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         self.theme_problems: list[str] = []
         self._error_banner = ""
         self._server_banner = ""
+        self._gc_paused = gc.isenabled()
+        if self._gc_paused:
+            gc.disable()  # until the first frame (see the module docstring); _resume_gc turns it back on
         self._load_themes(theme or self.config.ui.theme)
+
+    def get_default_screen(self) -> Screen:
+        width, height = self.size
+        return MainScreen(id="_default", classes=" ".join(sorted(breakpoint_classes(width, height))))
 
     @property
     def main(self) -> Screen:
@@ -161,6 +193,14 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         if problem:
             self.theme_problems.append(problem)
         self.theme = chosen
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Choosing the theme in __init__ queues a full re-parse of the stylesheet; before any screen is
+        styled, new variables are enough (the first mount parses once, not twice)."""
+        if not self.screen_stack and getattr(self.stylesheet, "_require_parse", False):
+            self.stylesheet.set_variables(self.get_css_variables())
+            return
+        super().refresh_css(animate)
 
     def action_next_theme(self) -> None:
         names = self.theme_names or sorted(self.available_themes)
@@ -203,7 +243,16 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
             self.notify(problem, severity="warning", timeout=8)
         self.call_after_refresh(self._after_first_frame)
 
+    def _resume_gc(self) -> None:
+        if self._gc_paused:
+            self._gc_paused = False
+            gc.enable()
+
+    def on_unmount(self) -> None:
+        self._resume_gc()  # an app that exits before it painted must not leave the collector off
+
     def _after_first_frame(self) -> None:
+        self._resume_gc()
         if self.git_refresh:
             self.refresh_repo()
             self.set_interval(15, self.refresh_repo, name="repo-refresh")
@@ -235,6 +284,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
             self.call_from_thread(self.post_message, message)
 
     def make_approver(self) -> TuiApprover:
+        from tui.app.approver import TuiApprover
+
         return TuiApprover(self._post_from_engine)
 
     async def _open_session(self) -> None:
@@ -336,28 +387,28 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
             self.call_later(self._update_keys)
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        if flows.slash.handle(self, message.text):  # /scaffold, /test
+        if _flows().slash.handle(self, message.text):  # /scaffold, /test
             return
         self._submit(message.text)
 
     # git workflow and tests (logic in tui/app/flows) ------------------------
     def action_undo(self) -> None:
-        flows.undo.start_undo(self)
+        _flows().undo.start_undo(self)
 
     def action_test_suite(self) -> None:
-        flows.tests.start_tests(self)
+        _flows().tests.start_tests(self)
 
     def action_run_new_test(self) -> None:
-        flows.slash.run_offered_test(self)
+        _flows().slash.run_offered_test(self)
 
     def action_fix_tests(self) -> None:
-        flows.tests.start_fix(self)
+        _flows().tests.start_fix(self)
 
     def action_commit(self) -> None:
-        flows.commit.start_commit(self)
+        _flows().commit.start_commit(self)
 
     def _on_fix_attempt(self, event: Any) -> None:
-        flows.tests.on_fix_attempt(self, event)
+        _flows().tests.on_fix_attempt(self, event)
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
@@ -432,6 +483,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         text, chosen, unstage = self._tree_text(), set(accepted()), self.tree_mode == "staged"
 
         async def run() -> None:
+            from tui.app.worktree import stage_hunks
+
             error = await stage_hunks(self.repo, text, chosen, unstage=unstage)
             verb = "unstaged" if unstage else "staged"
             self.notify(error or f"{verb} {len(chosen)} hunk(s)", severity="error" if error else "information",
@@ -445,6 +498,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
             self.run_worker(self._refresh_repo, group="git", exclusive=True, exit_on_error=False)
 
     async def _refresh_repo(self) -> None:
+        from tui.app.worktree import tree_state
+
         self.post_message(msg.RepoRefreshed(await tree_state(self.repo)))
 
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
@@ -505,6 +560,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         self.exit(0)
 
     def action_help(self) -> None:
+        from tui.app.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -539,7 +596,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from flows.system_commands(self)
+        yield from _flows().system_commands(self)
         yield SystemCommand("Help: every key", "Show all key bindings (?)", self.action_help)
         yield SystemCommand("Cancel", "Cancel the model reply or running command (escape)", self.action_cancel)
         yield SystemCommand("Kill command", "Kill the running command (ctrl+k)", self.action_kill_command)

@@ -7,25 +7,30 @@ for is answered here, with the reason, the edited command or message, or the acc
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
 from tui.app import messages as msg
-from tui.app.screens.edit_command import EditCommandScreen
-from tui.app.screens.proposal import ProposalScreen
-from tui.app.screens.reason import ReasonScreen
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue, is_low_risk
 from tui.app.widgets.prompt_input import PromptInput
-from tui.core.approval import Decision, Proposal
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from tui.core.approval import Decision, Proposal
+
     Base = App[int]
 else:
     Base = object
+
+
+def _decision(action: str, **fields: Any) -> Decision:
+    """A Decision; the modal screens and tui.core.approval load on the first answer, not before the first frame."""
+    from tui.core.approval import Decision
+
+    return Decision(action, **fields)  # type: ignore[arg-type]
 
 
 class ApprovalsMixin(Base):
@@ -98,12 +103,14 @@ class ApprovalsMixin(Base):
             accepted = getattr(self.main.query_one("#diff"), "accepted_hunks", None)
             if accepted is not None:
                 hunks = tuple(accepted())
-        self.resolve(proposal.id, Decision("approve", hunks=hunks))
+        self.resolve(proposal.id, _decision("approve", hunks=hunks))
 
     def reject(self, proposal: Proposal) -> None:
         def done(reason: str | None) -> None:
             if reason is not None:
-                self.resolve(proposal.id, Decision("reject", reason=reason))
+                self.resolve(proposal.id, _decision("reject", reason=reason))
+
+        from tui.app.screens.reason import ReasonScreen
 
         self.push_screen(ReasonScreen(proposal.summary), done)
 
@@ -121,16 +128,18 @@ class ApprovalsMixin(Base):
             if new is None:
                 return
             if what == "commit message":
-                self.resolve(proposal.id, Decision("edit", message=new))
+                self.resolve(proposal.id, _decision("edit", message=new))
             else:
-                self.resolve(proposal.id, Decision("edit", command=new))
+                self.resolve(proposal.id, _decision("edit", command=new))
+
+        from tui.app.screens.edit_command import EditCommandScreen
 
         self.push_screen(EditCommandScreen(text, what), done)
 
     def approve_low_risk(self) -> None:
         chosen = [p for p, _ in self.pending.values() if is_low_risk(p)]
         for proposal in chosen:
-            self.resolve(proposal.id, Decision("approve"))
+            self.resolve(proposal.id, _decision("approve"))
         self.notify(f"approved {len(chosen)} low-risk proposal(s)" if chosen else "nothing low-risk is pending",
                     timeout=3)
 
@@ -138,6 +147,8 @@ class ApprovalsMixin(Base):
         def done(action: str | None) -> None:
             if action and proposal.id in self.pending:
                 self._act(action, proposal)
+
+        from tui.app.screens.proposal import ProposalScreen
 
         self.push_screen(ProposalScreen(proposal), done)
 

@@ -6,12 +6,13 @@ worker after the first frame, never here.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.commands.common import find_repo
 from tui.core.config import load_config
+
+if TYPE_CHECKING:
+    import argparse
 
 
 async def open_session(app: Any) -> Any:
@@ -28,6 +29,8 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def launch(args: argparse.Namespace) -> int:
+    from tui.commands.common import find_repo
+
     repo = find_repo(Path.cwd())
     config = load_config(repo)
     from tui.app.app import DevagentApp

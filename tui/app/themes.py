@@ -48,6 +48,13 @@ def variable_defaults(dark: bool) -> dict[str, str]:
     return dict(DARK_VARIABLES if dark else LIGHT_VARIABLES)
 
 
+def theme_variables(app: App[Any]) -> dict[str, str]:
+    """The current theme's CSS variables. ``App.get_css_variables()`` regenerates the whole colour
+    system on every call; Textual keeps its last result in ``theme_variables`` (refreshed whenever
+    the theme or the CSS changes), so widgets that render often read that."""
+    return getattr(app, "theme_variables", None) or app.get_css_variables()
+
+
 def shipped_theme_dirs() -> list[Path]:
     """Where the shipped theme files are: the repo checkout, then installed package data."""
     candidates = [Path(__file__).resolve().parents[2] / "themes", Path(__file__).resolve().parents[1] / "themes"]
@@ -85,8 +92,11 @@ def _check_colour(where: str, key: str, value: Any, problems: list[str]) -> None
         problems.append(f"{where}: '{key}' = {value!r} is not a colour (use #rrggbb, rgb(...), hsl(...) or a name)")
 
 
-def theme_from_data(data: dict[str, Any], where: str) -> tuple[Theme | None, list[str]]:
-    """Validate one theme's data and build a Textual Theme; problems describe what is wrong."""
+def theme_from_data(data: dict[str, Any], where: str, *, trusted: bool = False) -> tuple[Theme | None, list[str]]:
+    """Validate one theme's data and build a Textual Theme; problems describe what is wrong.
+
+    ``trusted`` (the shipped files, which the tests build) skips asking Textual to generate the whole
+    colour system, which costs milliseconds per theme on the way to the first frame."""
     problems: list[str] = []
     for key in REQUIRED_KEYS:
         if key not in data:
@@ -124,6 +134,8 @@ def theme_from_data(data: dict[str, Any], where: str) -> tuple[Theme | None, lis
     variables.update({str(k): str(v) for k, v in raw_vars.items()})
     colours = {key: data[key] for key in BASE_KEYS if key in data}
     theme = Theme(name=str(name), dark=dark, variables=variables, **colours)
+    if trusted:
+        return theme, []
     try:
         theme.to_color_system().generate()
     except Exception as exc:  # Textual rejects a combination we did not foresee: still one clear message
@@ -131,14 +143,14 @@ def theme_from_data(data: dict[str, Any], where: str) -> tuple[Theme | None, lis
     return theme, []
 
 
-def load_theme_file(path: Path) -> tuple[Theme | None, list[str]]:
+def load_theme_file(path: Path, *, trusted: bool = False) -> tuple[Theme | None, list[str]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         return None, [f"{path}: cannot read theme file: {exc.strerror or exc}"]
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [f"{path}: not valid TOML: {exc}"]
-    return theme_from_data(data, str(path))
+    return theme_from_data(data, str(path), trusted=trusted)
 
 
 def _theme_files(folder: Path) -> Iterable[Path]:
@@ -156,6 +168,7 @@ def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
     by_name: dict[str, Theme] = {}
     problems: list[str] = []
     folders = shipped_theme_dirs()
+    shipped = set(folders)
     if user_dir is not None:
         folders.append(user_dir)
     seen_files: set[Path] = set()
@@ -165,7 +178,7 @@ def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
             if real in seen_files:
                 continue
             seen_files.add(real)
-            theme, errors = load_theme_file(path)
+            theme, errors = load_theme_file(path, trusted=folder in shipped and folder != user_dir)
             if theme is None:
                 problems.extend(dict.fromkeys(errors))
                 continue

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui.app.themes import theme_variables
 from tui.app.widgets.tool_call_line import literal_warnings, one_line
 
 LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
@@ -83,7 +84,7 @@ class ApprovalQueue(OptionList):
         self._update_title()
 
     def _colour(self, level: str) -> str:
-        return self.app.get_css_variables().get(f"risk-{level}", "yellow")
+        return theme_variables(self.app).get(f"risk-{level}", "yellow")
 
     def _render(self, proposal: Any) -> Text:
         level = risk_level(proposal.risk)

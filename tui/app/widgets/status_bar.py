@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.app.themes import theme_variables
+
 _HEALTH = {"connected": "●", "reconnecting": "◌", "down": "✗", "connecting": "◌"}
 
 
@@ -34,7 +36,7 @@ class StatusBar(Static):
         super().__init__("", markup=False, **kwargs)
 
     def render(self) -> Text:  # type: ignore[override]
-        variables = self.app.get_css_variables()
+        variables = theme_variables(self.app)
         health_style = {
             "connected": variables.get("success", "green"),
             "down": variables.get("error", "red"),
