@@ -43,7 +43,11 @@ async def test_fast_stream_shows_the_whole_reply(repo: Path) -> None:
         assert pane.flushes < len(parts)  # batched
         rendered = reply_text(replies[0])
         assert "Paragraph 0 explains" in rendered and "x29 = 29" in rendered and "```" not in rendered
-        assert "The end marker is here." in screen_text(app)  # followed to the end and painted
+        painted = screen_text(app)
+        assert "The end marker is here." in painted  # followed to the end and painted
+        replies[0].refresh()  # a full repaint from scratch shows exactly what the incremental paints left
+        await pilot.pause(0.1)
+        assert screen_text(app) == painted
 
 
 async def test_a_growing_line_is_repainted(repo: Path) -> None:
@@ -56,6 +60,18 @@ async def test_a_growing_line_is_repainted(repo: Path) -> None:
             feed(app, ev.TextDelta(part))
         await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 5, what="same-height update")
         assert "GrowingLineKeepsItsHeight" in screen_text(app)
+
+
+async def test_a_line_that_changes_as_the_reply_grows_is_repainted(repo: Path) -> None:
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(AgentPane)
+        feed(app, ev.TextDelta("First"))
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 1, what="first token")
+        feed(app, ev.TextDelta("Words continue\n\nand a second paragraph"))  # one flush: line 1 changes, lines added
+        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2, what="growth")
+        painted = screen_text(app)
+        assert "FirstWords continue" in painted and "and a second paragraph" in painted
 
 
 async def test_scrolled_up_reader_stays_put(repo: Path) -> None:

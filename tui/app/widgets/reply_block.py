@@ -4,7 +4,8 @@ Why one widget: every widget whose height changes makes Textual lay out the scre
 widgets that moved, so a reply is one ``height: auto`` widget whose lines are cached strips.
 Finished blocks (a blank line outside a code fence, or a closed fence) are rendered once per width
 and never again; only the unfinished tail is re-rendered per flush. When the reply's height does not
-change, only the lines that differ are repainted, with no layout at all.
+change, only the lines that differ are repainted, with no layout at all; when it does, the lines above
+the first change keep their cached paint.
 Rendering uses rich's Markdown (imported on first use, or warmed in a thread after the first frame).
 """
 
@@ -73,6 +74,9 @@ def warm_in_background() -> None:
 
 class Reply(Widget):
     """One model message. ``source`` is all text flushed so far; ``pending`` is text not yet shown."""
+
+    _grown_from: int | None = None  # first changed line of a flush that changed the height (until laid out)
+    _partial: int | None = None  # set while Textual handles that resize
 
     DEFAULT_CSS = """
     Reply { height: auto; margin: 0 0 1 0; padding: 0 1; }
@@ -153,11 +157,28 @@ class Reply(Widget):
         common = min(old_height, len(after))
         first = next((y for y in range(start, common) if after[y] != before[y - start]), common)
         if len(after) != old_height:
+            self._grown_from = first
             self.refresh(Region(0, first, width, len(after) - first), layout=True)
         elif first < common:
             last = max(y for y in range(first, common) if after[y] != before[y - start])
             self.refresh(Region(0, first, width, last - first + 1))
         return True
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """A height change from a flush keeps the styles cache above the first changed line (Textual drops it all)."""
+        grown, self._grown_from = self._grown_from, None
+        if grown is None or size.width != self._size.width:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        self._partial = grown
+        try:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        finally:
+            self._partial = None
+
+    def _set_dirty(self, *regions: Region) -> None:
+        if not regions and self._partial is not None:
+            regions = (Region(0, self._partial, self._width, max(1, len(self.lines) - self._partial)),)
+        super()._set_dirty(*regions)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._ensure(width)
