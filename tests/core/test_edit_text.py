@@ -62,3 +62,13 @@ def test_the_static_check_names_only_problems_an_edit_introduced() -> None:
     assert new_problems(before, after, "test_calc.py") == ["test_calc.py line 10: undefined name 'mul'"]
     assert new_problems(before, b"def broken(:\n", "test_calc.py")[0].startswith("test_calc.py line 1: syntax error")
     assert new_problems(None, b"x = y\n", "notes.txt") == []
+
+
+def test_an_undefined_name_that_an_imported_module_defines_gets_the_import_edit(tmp_path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n")
+    after = b"from calc import add\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    [problem] = new_problems(b"from calc import add\n", after, "test_calc.py", tmp_path)
+    assert problem.startswith("test_calc.py line 5: undefined name 'mul' (calc defines mul; import it: ")
+    assert '"old": "from calc import add", "new": "from calc import add, mul"' in problem
+    assert new_problems(None, b"from calc import add\nprint(nothere)\n", "t.py", tmp_path) == [
+        "t.py line 2: undefined name 'nothere'"]

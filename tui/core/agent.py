@@ -104,10 +104,14 @@ class Agent:
         if call.source == "native" or (call.source == "auto" and self.native_tools):
             return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
         # Small models forget the request and keep calling tools: restate it and say how to finish.
-        done = "That change is applied now. If nothing else is needed" if changed else \
-            "If that is done or you can answer now"
-        nudge = (f"\n\n(The developer asked: {_short(self.prompt)} {done}, reply in plain text without JSON. "
-                 "Otherwise reply with one JSON tool call.)")
+        if changed and self.last_result and self.last_result.data.get("problems"):
+            nudge = (f"\n\n(The developer asked: {_short(self.prompt)} The change is applied but has the problems "
+                     "listed above: fix them now with one JSON tool call.)")
+        else:
+            done = "That change is applied now. If nothing else is needed" if changed else \
+                "If that is done or you can answer now"
+            nudge = (f"\n\n(The developer asked: {_short(self.prompt)} {done}, reply in plain text without JSON. "
+                     "Otherwise reply with one JSON tool call.)")
         return {"role": "user", "_tool": True,
                 "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}{nudge}"}
 

@@ -107,7 +107,8 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
         lines.append(describe_hunks(diff, rejected))
     from tui.core.tools.pycheck import new_problems
 
-    problems = [p for rel, old in before.items() for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel)]
+    problems = [p for rel, old in before.items()
+                for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel, ctx.repo)]
     if problems:
         lines.append("A static check found problems this edit introduced; fix them with another edit:")
         lines.extend(problems[:10])
