@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from tests.app.snapshot_apps.factory import build_app, feed, wait_for
 from tui.app.widgets.agent_pane import AgentPane, Reply
 from tui.core import events as ev
@@ -30,13 +32,21 @@ def reply_text(reply: Reply) -> str:
     return "\n".join("".join(segment.text for segment in strip) for strip in reply.lines)
 
 
+async def stream(pilot: Pilot[None], *parts: str) -> AgentPane:
+    """Send ``parts`` as engine text events and wait until every one of them is painted."""
+    app = pilot.app
+    pane = app.query_one(AgentPane)
+    total = pane.tokens_received + len(parts)
+    feed(app, *(ev.TextDelta(part) for part in parts))  # type: ignore[arg-type]
+    await wait_for(pilot, lambda: pane.tokens_received == total and not pane.streaming, what="stream painted")
+    return pane
+
+
 async def test_fast_stream_shows_the_whole_reply(repo: Path) -> None:
     parts = tokens(30) + ["The end marker", " is here."]
     app = build_app(repo, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
-        pane = app.query_one(AgentPane)
-        feed(app, *(ev.TextDelta(part) for part in parts))
-        await wait_for(pilot, lambda: pane.tokens_received == len(parts) and not pane.streaming, what="stream painted")
+        pane = await stream(pilot, *parts)
         replies = list(app.query(Reply))
         assert len(replies) == 1
         assert replies[0].source == "".join(parts)
@@ -53,23 +63,16 @@ async def test_fast_stream_shows_the_whole_reply(repo: Path) -> None:
 async def test_a_growing_line_is_repainted(repo: Path) -> None:
     app = build_app(repo, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
-        pane = app.query_one(AgentPane)
-        feed(app, ev.TextDelta("Growing"))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 1, what="first token")
-        for part in ("Line", "Keeps", "Its", "Height"):
-            feed(app, ev.TextDelta(part))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 5, what="same-height update")
+        await stream(pilot, "Growing")
+        await stream(pilot, "Line", "Keeps", "Its", "Height")  # same height: lines repainted without a layout
         assert "GrowingLineKeepsItsHeight" in screen_text(app)
 
 
 async def test_a_line_that_changes_as_the_reply_grows_is_repainted(repo: Path) -> None:
     app = build_app(repo, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
-        pane = app.query_one(AgentPane)
-        feed(app, ev.TextDelta("First"))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 1, what="first token")
-        feed(app, ev.TextDelta("Words continue\n\nand a second paragraph"))  # one flush: line 1 changes, lines added
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2, what="growth")
+        await stream(pilot, "First")
+        await stream(pilot, "Words continue\n\nand a second paragraph")  # one flush: line 1 changes, lines added
         painted = screen_text(app)
         assert "FirstWords continue" in painted and "and a second paragraph" in painted
 
@@ -77,21 +80,15 @@ async def test_a_line_that_changes_as_the_reply_grows_is_repainted(repo: Path) -
 async def test_scrolled_up_reader_stays_put(repo: Path) -> None:
     app = build_app(repo, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
-        pane = app.query_one(AgentPane)
-        feed(app, *(ev.TextDelta(part) for part in tokens(12)))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received > 0, what="first part")
+        pane = await stream(pilot, *tokens(12))
         assert pane.max_scroll_y > 0 and pane.scroll_y == pane.max_scroll_y  # following the end
         pane.scroll_to(y=3, animate=False, immediate=True)  # the user scrolls up to read (releases the anchor)
         await pilot.pause()
         before = pane.scroll_y
-        feed(app, *(ev.TextDelta(part) for part in tokens(12)))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2 * len(tokens(12)),
-                       what="second part")
+        await stream(pilot, *tokens(12))
         assert pane.scroll_y == before < pane.max_scroll_y
         pane.scroll_end(animate=False, immediate=True)  # back at the end: following again
         await pilot.pause()
-        feed(app, ev.TextDelta("Tail paragraph after the reader came back.\n\nAnd more text"))
-        await wait_for(pilot, lambda: not pane.streaming and pane.tokens_received == 2 * len(tokens(12)) + 1,
-                       what="tail")
+        await stream(pilot, "Tail paragraph after the reader came back.\n\nAnd more text")
         assert pane.scroll_y == pane.max_scroll_y
         assert "And more text" in screen_text(app)
