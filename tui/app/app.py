@@ -5,7 +5,7 @@ callback as EngineEvent messages; the approver posts ApprovalRequested. Handlers
 own every state change; workers never touch widgets. Nothing heavy is imported before
 the first frame: the Session (and with it ollama, git, unidiff) is opened in a worker, and
 the flows, modal screens, git helpers and approver are imported when first used. The
-garbage collector is paused from construction to the first frame (startup allocates many
+garbage collector is paused from the start of the run to the first frame (startup allocates many
 long-lived objects; a full collection then only delays the first paint).
 """
 
@@ -155,9 +155,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         self.theme_problems: list[str] = []
         self._error_banner = ""
         self._server_banner = ""
-        self._gc_paused = gc.isenabled()
-        if self._gc_paused:
-            gc.disable()  # until the first frame (see the module docstring); _resume_gc turns it back on
+        self._gc_paused = False
         self._load_themes(theme or self.config.ui.theme)
 
     def get_default_screen(self) -> Screen:
@@ -242,6 +240,12 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
         self.call_after_refresh(self._after_first_frame)
+
+    def on_load(self) -> None:
+        """The app is starting to run: pause the collector until the first frame (see the module docstring)."""
+        if gc.isenabled():
+            gc.disable()
+            self._gc_paused = True
 
     def _resume_gc(self) -> None:
         if self._gc_paused:
