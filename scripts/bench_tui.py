@@ -194,6 +194,9 @@ async def _stream(app: Any, feed: Any, tokens: int, rate: float, size: tuple[int
             feed(i)
         sent = sent_at[-1]
         end = await app_drained(app, pilot)
+        if shown is not None:  # shown tokens that changed nothing on screen are painted once the app says so
+            while len(paint) < min(shown(app), len(sent_at)):
+                paint.append(end - sent_at[len(paint)])
         cpu1 = resource.getrusage(resource.RUSAGE_SELF)
         stop = True
         await tick
