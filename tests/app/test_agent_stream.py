@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -58,6 +59,20 @@ async def test_fast_stream_shows_the_whole_reply(repo: Path) -> None:
         replies[0].refresh()  # a full repaint from scratch shows exactly what the incremental paints left
         await pilot.pause(0.1)
         assert screen_text(app) == painted
+
+
+async def test_a_long_code_block_streams_to_the_end(repo: Path) -> None:
+    lines = [f"def f{n}(a):\n    return a * {n}\n" for n in range(60)]
+    words = [piece for line in lines for piece in re.findall(r"\s*\S+|\s+", line)]
+    parts = ["Code:\n\n", "```python\n", *words, "```\n", "Done."]
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await stream(pilot, *parts)
+        reply = app.query_one(Reply)
+        assert reply.source == "".join(parts)
+        rendered = reply_text(reply)
+        assert "return a * 59" in rendered and rendered.rstrip().endswith("Done.")
+        assert "Done." in screen_text(app)
 
 
 async def test_a_growing_line_is_repainted(repo: Path) -> None:

@@ -12,6 +12,7 @@ Rendering uses rich's Markdown (imported on first use, or warmed in a thread aft
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from rich.style import Style
@@ -77,6 +78,8 @@ class Reply(Widget):
 
     _grown_from: int | None = None  # first changed line of a flush that changed the height (until laid out)
     _partial: int | None = None  # set while Textual handles that resize
+    _render_started = 0.0  # when the last flush started rendering (monotonic) and the CPU it took
+    _render_cost = 0.0
 
     DEFAULT_CSS = """
     Reply { height: auto; margin: 0 0 1 0; padding: 0 1; }
@@ -134,9 +137,15 @@ class Reply(Widget):
             self._live_stale = False
 
     def flush(self) -> bool:
-        """Show everything buffered in one go; False when there was nothing to do."""
+        """Show everything buffered in one go; False when there was nothing to do or it must wait.
+
+        A tail that is expensive to render (a long open code block is highlighted again as a whole)
+        is rendered at most a third of the time, so the loop keeps answering keys and paints.
+        """
         if not self.pending or not self.is_mounted:
             return False
+        if time.monotonic() < self._render_started + 3 * self._render_cost:
+            return False  # keep the text pending: the pane tries again next frame
         self.source += "".join(self.pending)
         self.pending.clear()
         cut = finished_prefix(self.source, self.frozen)
@@ -152,7 +161,9 @@ class Reply(Widget):
         start = len(self._frozen_lines)  # lines above the old live tail never change
         before = self._live_lines
         old_height = start + len(before)
+        self._render_started, cpu = time.monotonic(), time.thread_time()
         self._ensure(width)
+        self._render_cost = time.thread_time() - cpu
         after = self.lines
         common = min(old_height, len(after))
         first = next((y for y in range(start, common) if after[y] != before[y - start]), common)
