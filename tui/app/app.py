@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -92,6 +93,13 @@ class MainScreen(Screen):
     which would restyle every widget once more) and focuses the prompt as it composes."""
 
     AUTO_FOCUS = "#prompt"
+    _resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False  # the first resume follows the mount that just styled every widget
+        super()._on_screen_resume(event)
 
 
 class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
@@ -226,7 +234,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
                         yield diff_cls(id="diff")
                     else:
                         yield Static("working-tree diff", id="diff", markup=False)
-                yield ApprovalQueue(id="queue")
+                yield ApprovalQueue(id="queue", classes="-empty")  # born empty: no restyle when it mounts
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
 
