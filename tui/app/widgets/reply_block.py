@@ -11,6 +11,7 @@ Rendering uses rich's Markdown (imported on first use, or warmed in a thread aft
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import Any
@@ -21,6 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 _FENCES = ("```", "~~~")
+_frozen_heap = False
 
 
 
@@ -58,7 +60,12 @@ def render_markdown(text: str, code_theme: str = "monokai") -> Any:
 
 
 def _warm() -> None:
-    """Import the Markdown parser and compile a code lexer, so the first reply does not stall the loop."""
+    """Import the Markdown parser and compile a code lexer, so the first reply does not stall the loop.
+
+    Then freeze the start-up heap (once per process): streaming allocates many short-lived strips,
+    and a full collection that walks every start-up object paused the loop for 70-130 ms.
+    """
+    global _frozen_heap
     from rich.console import Console
 
     console = Console(width=40, file=open("/dev/null", "w"), color_system="truecolor")  # noqa: SIM115
@@ -66,6 +73,9 @@ def _warm() -> None:
         console.print(render_markdown("warm *up* `x`\n\n- a\n\n```python\ndef f(a):\n    return a\n```\n"))
     finally:
         console.file.close()
+    if not _frozen_heap:
+        _frozen_heap = True
+        gc.freeze()
 
 
 def warm_in_background() -> None:
