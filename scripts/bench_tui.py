@@ -94,6 +94,9 @@ def child_env(tmp: Path) -> dict[str, str]:
     env = {**GIT_ENV, "TEXTUAL_ANIMATIONS": "none", "DEVAGENT_CONFIG": str(tmp / "none.toml"),
            "XDG_STATE_HOME": str(tmp / "state"), "XDG_CONFIG_HOME": str(tmp / "config")}
     env.pop("OLLAMA_HOST", None)
+    # Installed code has bytecode (pip writes it, and Python does on first import); a PYTHONDONTWRITEBYTECODE
+    # left in the environment would make every timed child recompile devagent's modules (not textual's).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

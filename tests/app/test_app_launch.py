@@ -37,7 +37,9 @@ async def test_initial_prompt_is_sent(repo: Path, ollama_server: ScriptedOllama)
     app = build_app(repo, server_url=ollama_server.url, prompt="explain app.py")
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(pilot, lambda: "Started with" in "".join(b.source for b in app.query(ReplyBlock)))
-    assert ollama_server.requests[0]["messages"][-1]["content"].endswith("explain app.py")
+    sent = ollama_server.requests[0]["messages"]
+    assert any(m["role"] == "user" and m["content"].endswith("explain app.py") for m in sent)
+    assert "return a + b" in sent[-1]["content"], "the file the prompt names was read for the model"
 
 
 async def test_kill_key_and_escape_stop_commands(repo: Path, ollama_server: ScriptedOllama) -> None:

@@ -518,7 +518,10 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, App[int]):
         if self.quitting or not self.screen_stack:
             return  # a refresh that lands while the app shuts down has nothing left to update
         state = message.state
-        bar = self.main.query_one(StatusBar)
+        bars = self.main.query(StatusBar)
+        if not bars:
+            return  # the screen is being torn down (the app is exiting): nothing to update
+        bar = bars.first()
         bar.branch, bar.dirty, bar.staged = state.branch, state.dirty, state.staged
         before = self._tree_text()
         self.worktree_diff, self.staged_diff = state.unstaged_diff, state.staged_diff
