@@ -138,7 +138,8 @@ class Agent:
 
     async def _read_mentioned(self, prompt: str) -> None:
         """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
-        from tui.core.mentions import mentioned, repo_files
+        from tui.core.mentions import mentioned
+        from tui.core.tools.common import repo_files
 
         count = self.config.model.read_mentioned
         spec = self.tools.get("read_file")

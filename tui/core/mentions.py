@@ -8,17 +8,7 @@ exact lines) and a question about a file is answered from it, one model step soo
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-from tui.core.tools.common import git_out
-
 _PATHLIKE = re.compile(r"(?<![\w/.-])([\w./-]*\w\.\w{1,8})(?![\w/-])")
-
-
-async def repo_files(repo: Path) -> list[str]:
-    """Tracked and untracked files that git does not ignore."""
-    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
-    return [line for line in out.splitlines() if line] if code == 0 else []
 
 
 def mentioned(prompt: str, files: list[str], limit: int = 3) -> list[str]:

@@ -69,12 +69,17 @@ async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, s
     return proc.returncode or 0, out.decode("utf-8", "replace")
 
 
+async def repo_files(repo: Path) -> list[str]:
+    """Tracked and untracked files that git does not ignore."""
+    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
+    return [line for line in out.splitlines() if line] if code == 0 else []
+
+
 async def did_you_mean(repo: Path, wanted: str, limit: int = 3) -> str:
     """Small models guess paths ("src/app.py"): name the closest real files, so the retry succeeds."""
     import difflib
 
-    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
-    files = [line for line in out.splitlines() if line] if code == 0 else []
+    files = await repo_files(repo)
     if not files:
         return ""
     base = wanted.rstrip("/").rsplit("/", 1)[-1]

@@ -15,7 +15,7 @@ from tui.core.approval import Proposal
 from tui.core.errors import ToolError
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
-from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
+from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
 
 
 def _loose_span(text: str, old: str) -> tuple[int, int] | None:
@@ -44,12 +44,8 @@ class NotFound(ToolError):
 
 def _rewrites(text: str, new: str) -> bool:
     """``new`` and ``text`` mostly share their lines (stripped, both ways): a rewritten file, not an addition."""
-    have = [line.strip() for line in text.splitlines() if line.strip()]
-    lines = [line.strip() for line in new.splitlines() if line.strip()]
-    if not have or not lines:
-        return False
-    in_file, in_new = set(have), set(lines)
-    return sum(line in in_file for line in lines) * 2 > len(lines) and sum(line in in_new for line in have) * 2 >= len(have)
+    (new_kept, new_total), (old_kept, old_total) = kept_lines(new, text), kept_lines(text, new)
+    return new_total > 0 and old_total > 0 and new_kept * 2 > new_total and old_kept * 2 >= old_total
 
 
 def append(text: str, new: str, rel: str) -> str:

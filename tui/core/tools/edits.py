@@ -47,6 +47,13 @@ def read_current(ctx: ToolContext, rel: str) -> tuple[Path, bytes | None]:
     return target, (target.read_bytes() if target.exists() else None)
 
 
+def kept_lines(old: str, new: str) -> tuple[int, int]:
+    """(non-blank lines of ``old`` still present in ``new``, non-blank lines of ``old``), compared stripped."""
+    before = [line.strip() for line in old.splitlines() if line.strip()]
+    after = {line.strip() for line in new.splitlines()}
+    return sum(line in after for line in before), len(before)
+
+
 def match_line_endings(old: bytes | None, new: bytes) -> bytes:
     """Keep a CRLF file CRLF when the model writes LF."""
     if old and b"\r\n" in old and b"\r\n" not in new:

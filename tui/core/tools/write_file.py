@@ -16,18 +16,11 @@ from tui.core.approval import Proposal
 from tui.core.errors import ToolError
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import bool_arg, str_arg
-from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
+from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
 
 _DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|func|fn|interface|type)\s+(\w+)", re.M)
 MIN_LINES = 4  # files shorter than this are rewritten without a question
 ECHO_LIMIT = 1500  # longest content repeated back in the suggested call
-
-
-def kept_lines(old: str, new: str) -> tuple[int, int]:
-    """(old non-blank lines still present in ``new``, old non-blank lines)."""
-    before = [line.strip() for line in old.splitlines() if line.strip()]
-    after = {line.strip() for line in new.splitlines()}
-    return sum(line in after for line in before), len(before)
 
 
 def destructive_rewrite(rel: str, old: str, new: str) -> str:
