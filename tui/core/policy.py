@@ -21,7 +21,8 @@ from tui.core import risk_tables as T
 from tui.core.approval import Proposal
 from tui.core.config import Config
 from tui.core.errors import ConfigError
-from tui.core.risk import ParsedCommand, assess, command_labels, literal_warnings, loss_preview, parse, where
+from tui.core.risk import assess, command_labels, literal_warnings, loss_preview, where
+from tui.core.shell_parse import ParsedCommand, parse
 
 # Hard-deny entries: name (what `unlock` lists) -> description.
 HARD_DENY: dict[str, str] = {
