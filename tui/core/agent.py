@@ -67,6 +67,14 @@ def _call_key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
+def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
+    """The model's turn as a chat message; native calls go in ``tool_calls``."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if native:
+        message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
+    return message
+
+
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
@@ -91,8 +99,9 @@ class Agent:
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
         self.last_result: ToolResult | None = None
-        self.native_tools = info.supports_tools and getattr(config.model, "native_tools", "auto") != "off" and (
-            getattr(config.model, "native_tools", "auto") == "on" or getattr(backend, "name", "ollama") != "embedded")
+        native = config.model.native_tools
+        self.native_tools = info.supports_tools and native != "off" and (
+            native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
 
     # -- conversation ---------------------------------------------------------------------------
@@ -157,11 +166,8 @@ class Agent:
                 continue
             budget -= cost
             call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "auto")
-            if self.native_tools:
-                self._append({"role": "assistant", "content": "",
-                              "tool_calls": [{"function": {"name": call.name, "arguments": call.arguments}}]})
-            else:
-                self._append({"role": "assistant", "content": json.dumps({"name": call.name, "arguments": call.arguments})})
+            self._append(_assistant("", [call]) if self.native_tools else
+                         _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
             await self._handle(call)
 
     async def _loop(self) -> TurnDone:
@@ -172,18 +178,13 @@ class Agent:
         for _step in range(cfg.max_steps):
             text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors = self._calls_from(text, native, constrained)
-            message: dict[str, Any] = {"role": "assistant", "content": text}
-            if native:
-                message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
+            message = _assistant(text, native)
             self._append(message)
             if turn.scratch and (calls or not errors):
                 self._forget(turn.scratch)  # the model recovered: its malformed reply would only mislead it
             if calls and calls[0].name == ANSWER:
                 answer = str(calls[0].arguments.get("text") or calls[0].arguments.get("answer") or "")
-                if answer:
-                    self.emit(TextDelta(answer))
-                    self.emit(TextDone(answer))
-                return TurnDone("complete", answer)
+                return self._answered(answer, "complete")
             if not calls:
                 if errors and turn.bad_calls < cfg.max_tool_retries:
                     turn.bad_calls += 1
@@ -237,10 +238,7 @@ class Agent:
         if not done:
             self._forget([question, reply_message])  # the loop goes on as if the question was never asked
             return None
-        if answer:
-            self.emit(TextDelta(answer))
-            self.emit(TextDone(answer))
-        return TurnDone("complete", answer)
+        return self._answered(answer, "complete")
 
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
@@ -302,10 +300,14 @@ class Agent:
         except (ValueError, AttributeError):
             answer = text.strip()
         self._append({"role": "assistant", "content": answer})
+        return self._answered(answer, "limit")
+
+    def _answered(self, answer: str, reason: str) -> TurnDone:
+        """End the turn with an answer that came as constrained JSON: show it as the model's text."""
         if answer:
             self.emit(TextDelta(answer))
             self.emit(TextDone(answer))
-        return TurnDone("limit", answer)
+        return TurnDone(reason, answer)
 
     def _calls_from(self, text: str, native: list[ToolCall], constrained: bool) -> tuple[list[ToolCall], list[str]]:
         if native:
