@@ -33,7 +33,7 @@ def where(word: str, dynamic: bool, repo: Path, cwd: Path | None = None) -> str:
     """'repo' | 'git' | 'outside' | 'device' | 'null' for a path argument (dynamic words count as outside)."""
     if word in ("/dev/null", "/dev/stdout", "/dev/stderr") or word.startswith("/dev/fd/"):
         return "null"
-    if dynamic or word.startswith("~"):
+    if dynamic or word.startswith("~") or "\0" in word:  # a NUL cannot be in a real path: assume the worst
         return "outside"
     if word.startswith("/dev/"):
         return "device"
