@@ -29,6 +29,7 @@ ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}},
 DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
                "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
+MAX_VERIFY = 2
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
 
@@ -45,6 +46,8 @@ class _Turn:
     pushed_back: bool = False
     warned_repeat: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
+    unverified: str = ""  # the diff of changes no test run has exercised yet
+    verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
 
 
 class StopTurn(Exception):
@@ -98,6 +101,7 @@ class Agent:
         self.config, self.emit, self.messages = config, emit, messages
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
+        self.verifying = True
         self.last_result: ToolResult | None = None
         native = config.model.native_tools
         self.native_tools = info.supports_tools and native != "off" and (
@@ -112,6 +116,8 @@ class Agent:
     def _tool_message(self, call: ToolCall, text: str, changed: bool = False) -> dict[str, Any]:
         if call.source == "native" or (call.source == "auto" and self.native_tools):
             return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
+        if call.source == "verify":  # devagent's own check: what follows it is said by _verify
+            return {"role": "user", "_tool": True, "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}"}
         # Small models forget the request and keep calling tools: restate it and say how to finish.
         if changed and self.last_result and self.last_result.data.get("problems"):
             nudge = (f"\n\n(The developer asked: {_short(self.prompt)} The change is applied but has the problems "
@@ -125,12 +131,15 @@ class Agent:
                 "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}{nudge}"}
 
     # -- one turn -------------------------------------------------------------------------------
-    async def run_turn(self, prompt: str) -> TurnDone:
+    async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
+        """One request. ``verify=False`` when the caller checks the change itself (the fix loop reruns the tests)."""
         self.turns += 1
         self.prompt = prompt
+        self.verifying = verify
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
+            await self._ground(prompt)
             await self._read_mentioned(prompt)
             done = await self._loop()
         except asyncio.CancelledError:
@@ -144,6 +153,16 @@ class Agent:
             done = TurnDone("error")
         self.emit(done)
         return done
+
+    async def _ground(self, prompt: str) -> None:
+        """The request-ranked repo map and hints, as a message after the prompt (the system prompt stays fixed)."""
+        from tui.core.grounding import turn_context
+        from tui.core.tools.common import repo_files
+
+        files = await repo_files(self.ctx.repo)
+        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit)
+        if text:
+            self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
 
     async def _read_mentioned(self, prompt: str) -> None:
         """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
@@ -196,8 +215,11 @@ class Agent:
                     turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
-                why = "" if turn.changed or turn.pushed_back else self._unfinished(turn.failed_change, text)
+                why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
                 if not why:
+                    if await self._verify(turn):
+                        constrained = False
+                        continue
                     return TurnDone("complete", text)
                 turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
                 self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
@@ -211,7 +233,7 @@ class Agent:
                 return outcome
             constrained = outcome
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
-        return TurnDone("limit", text)
+        return TurnDone("limit", self._honest(text, turn))
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -262,34 +284,73 @@ class Agent:
                         "Make a different call (read_file shows a file's exact text), or answer in plain text."))
                     return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(call.name)
+                return await self._final_answer(call.name, turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
                 turn.failed.clear()
+                turn.failed_change = ""
                 turn.changed = True
+                turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
                 if call is calls[-1] and self._checks_done(call):
                     done = await self._done_check()
-                    if done:
+                    if done and not await self._verify(turn):
                         return done
                 continue
             result = self.last_result
+            if result and result.ok and call.name == "run_tests":
+                turn.unverified = ""  # the model ran the tests after its change, and they passed
             if result and not result.ok and not result.summary.startswith("rejected"):
                 turn.failed[key] = _short(result.output, 160)
                 if call.name in CHANGE_TOOLS:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
 
+    async def _verify(self, turn: "_Turn") -> bool:
+        """Run the tests that exercise this turn's unverified change; True when they failed and the model was
+        told (the turn goes on). Rejected, impossible or passing runs let the turn end."""
+        if not turn.unverified.strip() or turn.verifications >= MAX_VERIFY or "run_tests" not in self.tools \
+                or self.config.model.verify == "off" or not self.verifying:
+            return False
+        from tui.core.tools.common import repo_files
+        from tui.core.verify import choose
+
+        diff, turn.unverified = turn.unverified, ""
+        target = await asyncio.to_thread(choose, self.ctx.repo, diff, await repo_files(self.ctx.repo))
+        if target is None:
+            return False
+        turn.verifications += 1
+        self.emit(Notice(f"checking the change: running {target.why} ({target.selection})"))
+        call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
+        await self._handle(call)
+        result = self.last_result
+        run = (result.data.get("test_run") or {}) if result else {}
+        if result is None or result.ok or result.summary.startswith("rejected"):
+            return False
+        if not (run.get("failed") or run.get("errored")):
+            self.emit(Notice(f"could not check the change: {result.summary}", "warning"))
+            return False
+        self._append({"role": "user", "_tool": True, "content": (
+            f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
+            f"{_short(self.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
+            "asked for (the request changes that behaviour), do not undo the change: answer in plain text and "
+            "say which test fails and why.")})
+        turn.seen.clear()
+        return True
+
     @staticmethod
-    def _unfinished(failed_change: str, answer: str) -> str:
+    def _unfinished(failed_change: str, answer: str, changed: bool) -> str:
         """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
+        if changed:  # an earlier change stands; only a claim about the failed last one is false
+            return f"your last change did not happen: {failed_change}" if failed_change and \
+                CLAIMS_CHANGE.search(answer) else ""
         if failed_change:
             return f"nothing was changed: {failed_change}"
         if CLAIMS_CHANGE.search(answer):
             return "you said a change was made, but no file was changed in this turn"
         return ""
 
-    async def _final_answer(self, repeated: str) -> TurnDone:
+    async def _final_answer(self, repeated: str, turn: "_Turn") -> TurnDone:
         """Constrained to a single answer string: a looping small model still ends with an answer."""
         self._append({"role": "user", "_tool": True, "content":
                       f"You already called {repeated} with these arguments and got the result above. Stop calling "
@@ -300,7 +361,15 @@ class Agent:
         except (ValueError, AttributeError):
             answer = text.strip()
         self._append({"role": "assistant", "content": answer})
-        return self._answered(answer, "limit")
+        return self._answered(self._honest(answer, turn), "limit")
+
+    @staticmethod
+    def _honest(answer: str, turn: "_Turn") -> str:
+        """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
+        if CLAIMS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+            return answer + "\n\n(devagent: no file was changed by this request" + (
+                f"; {turn.failed_change})" if turn.failed_change else ")")
+        return answer
 
     def _answered(self, answer: str, reason: str) -> TurnDone:
         """End the turn with an answer that came as constrained JSON: show it as the model's text."""

@@ -16,8 +16,8 @@ You help the developer by reading code, proposing edits and running commands. Th
 edit and command before it happens, and may reject it with a reason: respect the reason, do not propose the
 same thing again.
 
-To use a tool, reply with ONLY one JSON object, nothing else:
-{{"name": "read_file", "arguments": {{"path": "{example}"}}}}
+To use a tool, reply with ONLY one JSON object, nothing else, for example:
+{{"name": "list_files", "arguments": {{"path": "."}}}}
 Use one tool per reply and wait for its result. Read a file before you edit it. Change existing files with
 edit_file (only the lines that change; old="" adds to the end); use write_file only for new files. For a question, read the file first,
 then answer it: do not change files unless the developer asks for a change. When you know the answer or the change is done, reply
@@ -38,11 +38,10 @@ def _signature(spec: ToolSpec) -> str:
     return f"- {spec.name}({args}): {spec.description}"
 
 
-def system_prompt(repo: Path, tools: dict[str, ToolSpec], repo_map: str = "") -> str:
-    # The example names a real file: small models copy the example path verbatim.
-    first = repo_map.strip().splitlines()[0].split(":")[0].strip() if repo_map.strip() else ""
-    text = PROMPT.format(tools="\n".join(_signature(t) for t in tools.values()),
-                         example=first or "README.md")
-    if repo_map:
-        text += "\nFiles in this repository (most relevant first):\n" + repo_map.strip() + "\n"
-    return text
+def system_prompt(repo: Path, tools: dict[str, ToolSpec]) -> str:
+    """The same text for the whole session (the model server's prompt cache keeps serving it).
+
+    What depends on the request (the files that matter for it) goes with each prompt: see grounding.py.
+    The example names no file: small models copy an example's path verbatim.
+    """
+    return PROMPT.format(tools="\n".join(_signature(t) for t in tools.values()))

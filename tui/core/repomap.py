@@ -19,9 +19,10 @@ from pathlib import Path
 
 CHARS_PER_TOKEN = 4
 MAX_FILE_BYTES = 256_000
-MAX_SYMBOLS = 12
+MAX_SYMBOLS = 24
+MAX_METHODS = 100
 MAX_LINE = 200  # one file's line in the map
-CACHE_VERSION = 3  # bump when symbol extraction changes
+CACHE_VERSION = 4  # bump when symbol extraction changes
 STOPWORDS = {"the", "a", "an", "and", "or", "to", "of", "in", "on", "for", "with", "add", "make", "fix", "use", "is",
              "it", "be", "this", "that", "test", "tests", "run", "new", "please", "can", "you", "me", "my", "from"}
 
@@ -41,8 +42,21 @@ GO_PATTERNS = [
 RUST_PATTERNS = [re.compile(r"^pub(?:\([^)]*\))?\s+(?:async\s+)?(?:fn|struct|enum|trait|type|mod)\s+([A-Za-z_]\w*)", re.M)]
 
 
+def _methods(node: ast.ClassDef) -> list[str]:
+    """A class's methods once each (overloads and property setters repeat a name), dunders kept."""
+    names: list[str] = []
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name not in names:
+            if not item.name.startswith("_") or (item.name.startswith("__") and item.name.endswith("__")):
+                names.append(item.name)
+    return names[:MAX_METHODS]
+
+
 def python_symbols(text: str) -> list[str]:
-    """Top-level classes (with their public methods) and functions, through ``ast``."""
+    """Top-level classes (``class C [m1, m2]``), functions (``f()``) and constants, through ``ast``.
+
+    Written so that no line of it reads as code: a small model shown ``class C(a, b)`` tried to edit that text.
+    """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -50,14 +64,15 @@ def python_symbols(text: str) -> list[str]:
     out: list[str] = []
     constants: list[str] = []
     for node in tree.body:
-        if getattr(node, "name", "").startswith("_"):
+        name = getattr(node, "name", "")
+        if name.startswith("_") or name in out:
             continue
         if isinstance(node, ast.ClassDef):
-            methods = [n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and not n.name.startswith("_")][:5]
-            out.append(f"class {node.name}" + (f"({', '.join(methods)})" if methods else ""))
+            methods = _methods(node)
+            out.append(f"class {name}" + (f" [{', '.join(methods)}]" if methods else ""))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append(node.name)
+            if f"{name}()" not in out:
+                out.append(f"{name}()")
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if node.targets[0].id.isupper() and not node.targets[0].id.startswith("_"):
                 constants.append(node.targets[0].id)
@@ -217,38 +232,67 @@ class RepoMap:
     def render(self, query: str, budget_tokens: int) -> str:
         self.refresh()
         wanted = words(query)
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query))
         wants_tests = bool(re.search(r"\btest|spec\b", query, re.I))
         recent = self.recent()
         scored: list[tuple[float, str]] = []
         for path, entry in self.entries.items():
             score = 3.0 * len(wanted & words(path)) + 2.0 * len(wanted & words(" ".join(entry.symbols)))
+            score += 4.0 * len(names & _identifiers(entry.symbols))  # the request names a symbol exactly
             score += recent.get(path, 0.0) + (0.3 if entry.symbols else 0.0) - 0.05 * path.count("/")
             if not wants_tests and TEST_PATH.search(path):
                 score -= 1.0  # source before tests unless the request is about tests
             scored.append((score, path))
         scored.sort(key=lambda item: (-item[0], item[1]))
         budget = max(0, budget_tokens) * CHARS_PER_TOKEN
-        max_line = min(MAX_LINE, max(60, budget // 6))  # small budgets: more files, fewer symbols each
         lines: list[str] = []
         used = 0
-        shown = 0
-        for _, path in scored:
-            symbols = self.entries[path].symbols
-            line = f"{path}: {', '.join(symbols)}" if symbols else path
-            if len(line) > max_line:
-                line = line[: max_line - 4].rsplit(", ", 1)[0] + ", ..."
-            if used + len(line) + 1 > budget - 40:
-                if symbols and used + len(path) + 1 <= budget - 40:
-                    line = path  # the path alone still fits
-                else:
-                    break
+        for rank, (_, path) in enumerate(scored):
+            room = budget - 40 - used
+            if room < len(path) + 1:
+                break
+            # the best-ranked files get room for their whole class/method lists; the rest a short line
+            width = min(room, MAX_LINE * (3 if rank < 3 else 1), max(60, budget // 6) if rank >= 3 else room)
+            line = _file_line(path, self.entries[path].symbols, wanted | {n.lower() for n in names}, width)
             lines.append(line)
             used += len(line) + 1
-            shown += 1
-        if shown < len(scored):
-            lines.append(f"... and {len(scored) - shown} more files")
+        if len(lines) < len(scored):
+            lines.append(f"... and {len(scored) - len(lines)} more files")
         text = "\n".join(lines)
         return text if len(text) <= budget else text[:budget]
+
+
+def _identifiers(symbols: list[str]) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(symbols))) - {"class"}
+
+
+def _focus(item: str, wanted: set[str], only_hits: bool = False) -> str:
+    """A class item with the methods the request names first (or only those)."""
+    if not (item.startswith("class ") and item.endswith("]")):
+        return item
+    head, methods = item[:-1].split(" [", 1)
+    parts = methods.split(", ")
+    hits = [m for m in parts if m.lower() in wanted or words(m) & wanted]
+    keep = hits if only_hits else hits + [m for m in parts if m not in hits]
+    more = len(parts) - len(keep)
+    listed = ", ".join(keep) + (f", +{more} more" if more and keep else f"{more} methods" if more else "")
+    return f"{head} [{listed}]"
+
+
+def _file_line(path: str, symbols: list[str], wanted: set[str], width: int) -> str:
+    """``path: item, item, ...`` within ``width``: what the request names survives the cuts."""
+    if not symbols:
+        return path
+    for only_hits in (False, True):
+        items = [_focus(item, wanted, only_hits) for item in symbols]
+        line = f"{path}: {', '.join(items)}"
+        if len(line) <= width:
+            return line
+    while len(items) > 1 and len(line) > width:
+        misses = [i for i, item in enumerate(items) if not words(item) & wanted]
+        del items[misses[-1] if misses else -1]
+        line = f"{path}: {', '.join(items)}, ..."
+    return line if len(line) <= width else path
 
 
 def build_repo_map(repo: Path, query: str, budget_tokens: int) -> str:

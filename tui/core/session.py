@@ -162,28 +162,18 @@ class Session:
 
         assert self.info is not None
         if not self.messages or self.messages[0].get("role") != "system":
-            prompt = system_prompt(self.repo, self.agent_tools, self._repo_map())
+            prompt = system_prompt(self.repo, self.agent_tools)
             self.messages.insert(0, {"role": "system", "content": prompt})
             self.store.add_message(self.session_id, self.messages[0]) if len(self.messages) == 1 else None
         self.agent = Agent(backend=self.backend, info=self.info, tools=self.agent_tools, approver=self.approver,
                            policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,
                            config=self.config, emit=self.emit, messages=self.messages)
 
-    def _repo_map(self) -> str:
-        try:
-            from tui.core.repomap import build_repo_map
-        except ImportError:
-            return ""
-        try:
-            return build_repo_map(self.repo, "", budget_tokens=250)
-        except Exception:  # noqa: BLE001 - the map is an aid; never fail a session over it
-            return ""
-
-    async def run_turn(self, prompt: str) -> TurnDone:
+    async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
         if self.agent is None:
             await self.connect()
         self.store.touch(self.session_id, title=prompt)
-        return await self.agent.run_turn(prompt)
+        return await self.agent.run_turn(prompt, verify)
 
     async def run_user_command(self, command: str) -> ToolResult:
         """The developer's own `!command`: same policy, approver and sandbox as the agent's commands."""
@@ -241,7 +231,7 @@ class Session:
             prompt = (f"The tests fail (fix attempt {attempt} of {limit}). Read the failing code, then propose the "
                       "smallest edit that makes them pass. Do not run the tests: devagent reruns them after your "
                       f"edit.\n\n{test_run.to_model_text(2400)}")
-            done = await self.run_turn(prompt)
+            done = await self.run_turn(prompt, verify=False)  # the loop reruns the tests itself
             after = await asyncio.to_thread(snapshot_tree, repo)
             return done.reason in ("complete", "limit") and after != before
 

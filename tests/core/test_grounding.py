@@ -1,0 +1,55 @@
+"""What goes with each prompt: the request-ranked map after the prompt, a system prompt that never changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core import fixtures_repos as fx
+from tests.core.agent_helpers import ScriptedApprover, fast_config, run_prompt
+from tests.ollama_server import Reply, ScriptedOllama
+from tui.core.session import Session
+
+FILES = {
+    "README.md": "# shop\n",
+    "shop/__init__.py": "",
+    "shop/cart.py": "class Cart:\n    def __init__(self):\n        self.items = {}\n\n    def add(self, sku, n=1):\n"
+                    "        self.items[sku] = self.items.get(sku, 0) + n\n\n    def __len__(self):\n"
+                    "        return sum(self.items.values())\n",
+    "shop/money.py": "def format_price(cents):\n    return f'{cents / 100:.2f}'\n",
+    "data/prices.csv": "sku,price\n a ,1\n\nb,2\n",
+    **{f"shop/extra_{i}.py": f"def extra_{i}():\n    return {i}\n" for i in range(12)},
+}
+
+
+async def test_the_map_follows_the_prompt_and_the_system_prompt_stays_the_same(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply("Cart counts items with __len__."), Reply("It formats cents."))
+    events: list = []
+    session = await Session.open(repo, fast_config(repo), approver=ScriptedApprover(), emit=events.append,
+                                 host=ollama_server.url)
+    try:
+        await session.run_turn("How does Cart count its items?")
+        await session.run_turn("What does format_price return?")
+    finally:
+        await session.close()
+    first, second = (r["messages"] for r in ollama_server.requests[:2])
+    assert first[0] == second[0] and first[0]["role"] == "system"
+    assert "shop/cart.py" not in first[0]["content"]  # no request-dependent text in the system prompt
+    prompt_at = next(i for i, m in enumerate(first) if m["content"] == "How does Cart count its items?")
+    grounding = first[prompt_at + 1]["content"]
+    assert grounding.splitlines()[1].startswith("shop/cart.py: class Cart [")
+    assert "__len__" in grounding.splitlines()[1]
+    later = next(m["content"] for m in second[prompt_at + 2:] if m["content"].startswith("Files in this"))
+    assert later.splitlines()[1].startswith("shop/money.py: format_price()")
+
+
+async def test_a_data_file_change_is_steered_to_code(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply("ok"))
+    await run_prompt(repo, ollama_server.url, "Strip the spaces in data/prices.csv and drop blank rows")
+    text = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+    assert "data/prices.csv is a data file: change it with one run_python call" in text
+    ollama_server.push(Reply("It has two rows."))
+    await run_prompt(repo, ollama_server.url, "How many rows does data/prices.csv have?")
+    assert "is a data file" not in "\n".join(m.get("content") or "" for m in ollama_server.requests[1]["messages"])

@@ -1,0 +1,95 @@
+"""Before a turn that changed code may end, devagent runs the tests that exercise the change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core import fixtures_repos as fx
+from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt
+from tests.ollama_server import Reply, ScriptedOllama
+from tui.core.approval import Decision
+from tui.core.verify import choose
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+FILES = {
+    "calc/__init__.py": "from calc.ops import add, mul\n",
+    "calc/ops.py": CALC,
+    "calc/text.py": "def shout(s):\n    return s.upper()\n",
+    "tests/test_ops.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    "tests/test_text.py": "from calc.text import shout\n\n\ndef test_shout():\n    assert shout('a') == 'A'\n",
+    "pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\n",
+}
+FILE_LIST = list(FILES)
+
+
+def diff_of(path: str, old: str, new: str) -> str:
+    import difflib
+
+    body = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+    return f"diff --git a/{path} b/{path}\n{body}"
+
+
+def test_a_new_test_is_run_by_id_and_a_source_change_by_the_tests_that_name_it(tmp_path: Path) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    new = FILES["tests/test_ops.py"] + "\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    (repo / "tests/test_ops.py").write_text(new)
+    target = choose(repo, diff_of("tests/test_ops.py", FILES["tests/test_ops.py"], new), FILE_LIST)
+    assert target is not None and target.selection == "tests/test_ops.py::test_mul"
+    changed = CALC.replace("return a + b", "return b + a")
+    (repo / "calc/ops.py").write_text(changed)
+    target = choose(repo, diff_of("calc/ops.py", CALC, changed), FILE_LIST)
+    assert target is not None and target.selection == "tests/test_ops.py"
+    assert choose(repo, diff_of("README.md", "a\n", "b\n"), FILE_LIST) is None
+
+
+async def test_a_failing_new_test_goes_back_to_the_model_before_the_turn_ends(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    wrong = "\n\ndef test_mul():\n    from calc import mul\n    assert mul(2, 3) == 5\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "", "new": wrong}}]),
+        Reply("I added test_mul."),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py",
+                                                               "old": "mul(2, 3) == 5", "new": "mul(2, 3) == 6"}}]),
+        Reply("I added test_mul and fixed its expected value."))
+    approver = ScriptedApprover([Decision("approve")] * 4)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Add a test for mul", approver,
+                                       fast_config(repo))
+    runs = [p for p in approver.asked if p.tool == "run_tests"]
+    assert [p.arguments["selection"] for p in runs] == ["tests/test_ops.py::test_mul"] * 2
+    feedback = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
+    assert "to check your change, and it failed" in feedback and "assert 6 == 5" in feedback
+    assert done.reason == "complete" and done.text.endswith("fixed its expected value.")
+    assert (repo / "tests/test_ops.py").read_text().endswith("== 6\n")
+    assert len(ollama_server.requests) == 4  # the passing check ended the turn: no extra model call
+
+
+async def test_a_rejected_check_ends_the_turn_and_off_means_off(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    edit = {"name": "edit_file", "arguments": {"path": "calc/text.py", "old": "upper()", "new": "upper() + '!'"}}
+    ollama_server.push(Reply(tool_calls=[edit]), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve"), Decision("reject", reason="not now")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "make shout add a bang", approver)
+    assert [p.tool for p in approver.asked] == ["edit_file", "run_tests"]
+    assert approver.asked[1].arguments["selection"] == "tests/test_text.py"
+    assert done.reason == "complete" and len(ollama_server.requests) == 2
+    ollama_server.push(Reply(tool_calls=[{**edit, "arguments": {**edit["arguments"], "old": "+ '!'",
+                                                                 "new": "+ '?'"}}]), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "question mark instead", approver, fast_config(repo, verify="off"))
+    assert [p.tool for p in approver.asked] == ["edit_file"]
+
+
+
+async def test_a_claim_after_a_failed_last_edit_is_pushed_back(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ok = {"name": "edit_file", "arguments": {"path": "calc/text.py", "old": "upper()", "new": "upper().strip()"}}
+    bad = {"name": "edit_file", "arguments": {"path": "calc/text.py", "old": "lower()", "new": "casefold()"}}
+    ollama_server.push(Reply(tool_calls=[ok]), Reply(tool_calls=[bad]), Reply("I have updated shout to casefold."),
+                       Reply("shout strips now; I could not find lower() to change."))
+    approver = ScriptedApprover([Decision("approve")] * 3)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "make shout strip and casefold", approver,
+                                  fast_config(repo, verify="off"))
+    pushed = ollama_server.requests[3]["messages"][-1]["content"]
+    assert pushed.startswith("Your last change did not happen: your edit_file call failed")
+    assert done.text.startswith("shout strips now")
