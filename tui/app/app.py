@@ -96,10 +96,10 @@ class MainScreen(Screen):
     _resumed = False
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call)."""
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False  # the first resume follows the mount that just styled every widget
-        super()._on_screen_resume(event)
 
 
 class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):

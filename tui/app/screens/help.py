@@ -45,7 +45,7 @@ KEYS: list[tuple[str, str, str]] = [
 
 
 class HelpScreen(ModalScreen[None]):
-    """Modal list of KEYS; escape, q or ? closes it."""
+    """Modal list of KEYS; escape, q or ? closes it (Screen.action_dismiss)."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
@@ -65,6 +65,3 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as scroll:
             scroll.border_title = "devagent keys (escape closes)"
             yield Static(table)
-
-    def action_dismiss(self) -> None:  # type: ignore[override]
-        self.dismiss(None)

@@ -86,7 +86,7 @@ class ApprovalQueue(OptionList):
     def _colour(self, level: str) -> str:
         return theme_variables(self.app).get(f"risk-{level}", "yellow")
 
-    def _render(self, proposal: Any) -> Text:
+    def _prompt_for(self, proposal: Any) -> Text:
         level = risk_level(proposal.risk)
         text = Text(no_wrap=False)
         text.append(f"{proposal.kind.upper():<9}", style="bold")
@@ -101,7 +101,7 @@ class ApprovalQueue(OptionList):
 
     def add(self, proposal: Any) -> None:
         self.proposals.append(proposal)
-        self.add_option(Option(self._render(proposal), id=proposal.id))
+        self.add_option(Option(self._prompt_for(proposal), id=proposal.id))
         if self.highlighted is None:
             self.highlighted = 0
         self._update_title()
@@ -121,7 +121,7 @@ class ApprovalQueue(OptionList):
     def refresh_styles(self) -> None:
         """Re-colour after a theme change."""
         for proposal in self.proposals:
-            self.replace_option_prompt(proposal.id, self._render(proposal))
+            self.replace_option_prompt(proposal.id, self._prompt_for(proposal))
 
     @property
     def current(self) -> Any | None:

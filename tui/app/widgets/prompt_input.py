@@ -39,6 +39,7 @@ class PromptInput(TextArea):
         self._draft = ""
 
     async def _on_key(self, event: events.Key) -> None:
+        """Enter and ctrl+j before TextArea's handler, which Textual calls next unless the default is prevented."""
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -48,8 +49,6 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
-            return
-        await super()._on_key(event)
 
     def submit(self) -> None:
         text = self.text.strip()
