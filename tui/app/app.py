@@ -325,10 +325,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         bar = self.main.query_one(StatusBar)
         if info is not None:
             bar.sandbox = f"{info.kind}" + ("" if info.active else " (inactive)")
-            bar.sandbox_strong = bool(info.active) and info.kind != "none"
-            if not bar.sandbox_strong:
-                self.main.query_one(AgentPane).add_notice(
-                    f"No working sandbox ({info.detail}): every command needs your approval.", "warning")
+            bar.sandbox_strong = bool(info.active) and info.kind != "none"  # the session's notice says why
         bar.model = getattr(self.session, "model_name", "") or bar.model
         self.run_worker(self._connect_loop, name="connect", group="connect", exclusive=True, exit_on_error=False)
         if self.initial_prompt:

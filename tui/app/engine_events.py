@@ -33,7 +33,7 @@ class EngineEventsMixin:
         self.main.query_one(AgentPane).add_tokens(event.text)
 
     def _on_text_done(self, event: Any) -> None:
-        self.main.query_one(AgentPane).end_reply()
+        self.main.query_one(AgentPane).finish_reply(event.text, event.shown)
 
     def _on_tool_call(self, event: Any) -> None:
         self.main.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)
@@ -111,7 +111,7 @@ class EngineEventsMixin:
         self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
 
     def _on_notice(self, event: Any) -> None:
-        self.main.query_one(AgentPane).add_notice(event.message, event.level)
+        self.main.query_one(AgentPane).add_notice(event.message, event.level, event.key)
 
     def _on_turn_done(self, event: Any) -> None:
         agent = self.main.query_one(AgentPane)

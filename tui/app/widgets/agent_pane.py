@@ -40,6 +40,7 @@ class AgentPane(VerticalScroll):
         self._reply: Reply | None = None
         self._dirty: set[Reply] = set()
         self._calls: dict[str, ToolCallLine] = {}
+        self._keyed: dict[str, Static] = {}  # notice key -> the line showing it
         self._scheduled = False
         self._last_flush = 0.0
         self.tokens_received = 0
@@ -67,10 +68,19 @@ class AgentPane(VerticalScroll):
         self.end_reply()
         self.mount(Static(Text("› " + visible(prompt)), classes="prompt"))
 
-    def add_notice(self, message: str, level: str = "info") -> None:
+    def add_notice(self, message: str, level: str = "info", key: str = "") -> None:
+        """A notice line; one with the ``key`` of an earlier notice replaces that one's text in place (progress)."""
+        shown = self._keyed.get(key) if key else None
+        if shown is not None and shown.is_attached:
+            shown.update(Text(visible(message)))
+            shown.set_classes(f"notice -{level}")
+            return
         self._remove_welcome()
         self.end_reply()
-        self.mount(Static(Text(visible(message)), classes=f"notice -{level}"))
+        line = Static(Text(visible(message)), classes=f"notice -{level}")
+        if key:
+            self._keyed[key] = line
+        self.mount(line)
 
     def add_tokens(self, text: str) -> None:
         """Buffer streamed text; it reaches the screen on the next frame."""
@@ -92,6 +102,19 @@ class AgentPane(VerticalScroll):
                 self.set_timer(delay, self._flush, name="token-flush")
             else:
                 self.call_later(self._flush)
+
+    def finish_reply(self, text: str, shown: str) -> None:
+        """The model's message ``text`` is complete; ``shown`` is it without the tool calls written into it
+        (they get their own lines): the reply shows only that, or goes when nothing else was said."""
+        reply = self._reply
+        if reply is not None and shown != text and reply.text == text:
+            if shown.strip():
+                reply.show_only(shown)
+            else:
+                reply.pending.clear()
+                self._dirty.discard(reply)
+                reply.remove()
+        self.end_reply()
 
     def end_reply(self) -> None:
         """The current message is finished: the next text starts a new reply block."""

@@ -24,34 +24,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-_FENCES = ("```", "~~~")
+from tui.core.prose import finished_prefix
+
 _frozen_heap = False
-
-
-def finished_prefix(text: str, start: int) -> int:
-    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence)."""
-    cut = start
-    in_fence: str | None = None
-    pos = start
-    previous_blank = False
-    for line in text[start:].splitlines(keepends=True):
-        pos += len(line)
-        if not line.endswith("\n"):
-            break  # a partial line never ends a block
-        stripped = line.strip()
-        if in_fence:
-            if stripped.startswith(in_fence):
-                in_fence = None
-                cut = pos  # a closed fence is a finished block
-            continue
-        fence = next((f for f in _FENCES if stripped.startswith(f)), None)
-        if fence:
-            in_fence = fence
-            continue
-        if not stripped and not previous_blank:
-            cut = pos
-        previous_blank = not stripped
-    return cut
 
 
 def _is_gap(strip: Strip) -> bool:
@@ -161,6 +136,21 @@ class Reply(Widget):
             self._live_lines = self._spaced(self._frozen_lines, lines, width)
             self._styled_live.clear()
             self._live_stale = False
+
+    @property
+    def text(self) -> str:
+        """Everything received, shown or not."""
+        return self.source + "".join(self.pending)
+
+    def show_only(self, text: str) -> None:
+        """Show ``text`` in place of everything received (the message without the calls written into it)."""
+        self.pending.clear()
+        self.source = text
+        self.frozen = finished_prefix(text, 0)
+        self._blocks = [text[:self.frozen]] if self.frozen else []
+        self._live_text = text[self.frozen:]
+        self._width, self._live_stale, self._render_cost = 0, True, 0.0  # everything renders again
+        self.refresh(layout=True)
 
     def flush(self) -> bool:
         """Show everything buffered in one go; False when there was nothing to do or it must wait.
