@@ -147,6 +147,11 @@ class AgentPane(VerticalScroll):
         self._remove_welcome()
         self.end_reply()
         line = ToolCallLine(call_id, name, arguments)
+        widest = max([len(name), *(other.name_width for other in self._calls.values())])
+        line.name_width = widest
+        if any(other.name_width < widest for other in self._calls.values()):
+            for other in self._calls.values():  # the name column grows for every line, so they stay aligned
+                other.name_width = widest
         self._calls[call_id] = line
         self.mount(line)
         return line

@@ -16,7 +16,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.themes import theme_variables
-from tui.app.widgets.tool_call_line import literal_warnings, one_line
+from tui.app.widgets.tool_call_line import label_cell, literal_warnings, one_line
 
 LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
 HIGH_RISK = {"destructive", "dangerous", "high", "critical", "network", "secrets", "irreversible", "deny"}
@@ -89,7 +89,7 @@ class ApprovalQueue(OptionList):
     def _prompt_for(self, proposal: Any) -> Text:
         level = risk_level(proposal.risk)
         text = Text(no_wrap=False)
-        text.append(f"{proposal.kind.upper():<9}", style="bold")
+        text.append(label_cell(proposal.kind.upper(), self._kind_width), style="bold")
         text.append(one_line(proposal.summary or proposal_text(proposal), 160))
         text.append("\n  ")
         text.append(f" {proposal.risk or 'unknown'} ", style=f"bold reverse {self._colour(level)}")
@@ -99,8 +99,16 @@ class ApprovalQueue(OptionList):
             text.append("\n  ⚠ " + one_line("; ".join(warnings), 160), style=f"bold {self._colour('high')}")
         return text
 
+    @property
+    def _kind_width(self) -> int:
+        """The kind column: as wide as the longest kind pending."""
+        return max((len(p.kind) for p in self.proposals), default=0)
+
     def add(self, proposal: Any) -> None:
+        grows = len(proposal.kind) > self._kind_width
         self.proposals.append(proposal)
+        if grows:
+            self._rerender(self.proposals[:-1])  # the kind column grows: the rows already shown follow
         self.add_option(Option(self._prompt_for(proposal), id=proposal.id))
         if self.highlighted is None:
             self.highlighted = 0
@@ -110,8 +118,11 @@ class ApprovalQueue(OptionList):
         index = next((i for i, p in enumerate(self.proposals) if p.id == proposal_id), None)
         if index is None:
             return
+        widest = self._kind_width
         del self.proposals[index]
         self.remove_option(proposal_id)
+        if self._kind_width != widest:
+            self._rerender(self.proposals)
         if self.proposals and (self.highlighted is None or self.highlighted >= len(self.proposals)):
             self.highlighted = len(self.proposals) - 1
         self._update_title()
@@ -120,7 +131,10 @@ class ApprovalQueue(OptionList):
 
     def refresh_styles(self) -> None:
         """Re-colour after a theme change."""
-        for proposal in self.proposals:
+        self._rerender(self.proposals)
+
+    def _rerender(self, proposals: list[Any]) -> None:
+        for proposal in proposals:
             self.replace_option_prompt(proposal.id, self._prompt_for(proposal))
 
     @property
