@@ -40,6 +40,7 @@ from textual.scroll_view import ScrollView  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
 from tui.app.themes import THEME_VARIABLE_DEFAULTS, install_themes  # noqa: E402
+from tui.app.widgets.diff_frame import DiffFrame  # noqa: E402
 from tui.app.widgets.diff_view import DiffView  # noqa: E402
 from tui.core.diffs import DiffIndex  # noqa: E402
 
@@ -128,11 +129,14 @@ async def measure_bare(rows: int, steps: int) -> float:
 
 
 class BenchApp(App[None]):
+    """The viewer as the app mounts it: inside its DiffFrame (the frame draws the border, not each page step)."""
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
 
     def compose(self) -> ComposeResult:
-        yield BenchView()
+        with DiffFrame():
+            yield BenchView()
 
     def on_mount(self) -> None:
         install_themes(self, None, None)

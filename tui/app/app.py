@@ -32,8 +32,10 @@ from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.diff_pane import DiffPaneMixin
 from tui.app.engine_events import EngineEventsMixin
+from tui.app.keyhints import APP_KEYS, BACK_KEYS, JUMP_KEY, Hint, KeyHints, pane_hints
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
+from tui.app.widgets.diff_frame import DiffFrame
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
@@ -119,6 +121,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         Binding("ctrl+k", "kill_command", "Kill command", priority=True),
         Binding("ctrl+t", "next_theme", "Theme", priority=True),
         Binding("ctrl+d", "show_worktree_diff", "Working tree / staged", priority=True),
+        Binding(JUMP_KEY, "jump_diff", "Diff / back", priority=True),
         Binding("S", "stage_hunks", "Stage hunks"),
         Binding("u", "undo", "Undo"),
         Binding("t", "test_suite", "Tests"),
@@ -230,16 +233,17 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
                     files_cls, diff_cls = _file_list_class(), _diff_view_class()
                     if files_cls is not None and diff_cls is not None:
                         yield files_cls(id="files")
-                    if diff_cls is not None:
-                        yield diff_cls(id="diff")
-                    else:
-                        yield Static("working-tree diff", id="diff", markup=False)
+                    with DiffFrame(id="diff-frame", classes="-proposal"):  # born in the view's first mode
+                        if diff_cls is not None:
+                            yield diff_cls(id="diff")
+                        else:
+                            yield Static("working-tree diff", id="diff", markup=False)
                 yield ApprovalQueue(id="queue", classes="-empty")  # born empty: no restyle when it mounts
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        self.main.query_one("#diff").border_title = "Diff"
+        self.main.query_one("#diff-frame").border_title = "Diff"
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         bar = self.main.query_one(StatusBar)
         bar.repo_name = self.repo.name
@@ -490,21 +494,21 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     # keys that matter now --------------------------------------------------
     def _update_keys(self) -> None:
+        """The status bar's keys: what matters now, then the focused pane's own keys, then the app's."""
         if not self.is_mounted:
             return
-        keys: list[str] = []
+        now: list[Hint] = []
         if self._busy():
-            keys.append("esc cancel")
+            now.append(("esc", "cancel"))
         if self.main.query_one(OutputPane).running:
-            keys.append("^k kill")
-        if self.pending:
-            if self.main.query_one(ApprovalQueue).has_focus:
-                keys.append("a approve · r reject · e edit · A low-risk · ⏎ open" if self.size.width >= NARROW
-                            else "a/r/e/A/⏎")
-            else:
-                keys.append(f"{len(self.pending)} pending: tab to queue")
-        keys.append("? help · ^p palette · ^q quit" if self.size.width >= NARROW else "? help")
-        self.main.query_one(StatusBar).keys = " · ".join(keys)
+            now.append(("^k", "kill"))
+        focused = self.main.focused
+        waiting: tuple[Hint, ...] = ()
+        if self.pending and not self.main.query_one(ApprovalQueue).has_focus:
+            waiting = ((f"{len(self.pending)} pending", "(tab: the queue)"),)
+        in_diff = focused is not None and self.in_diff_area(focused)
+        self.main.query_one(StatusBar).hints = KeyHints(tuple(now), pane_hints(focused),
+                                                        BACK_KEYS if in_diff else APP_KEYS, waiting)
 
     def on_descendant_focus(self) -> None:
         self._update_keys()
@@ -518,6 +522,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         yield SystemCommand("Next theme", "Switch to the next theme (ctrl+t)", self.action_next_theme)
         yield SystemCommand("Working-tree diff", "Show `git diff`; again: the staged diff (ctrl+d)",
                             self.action_show_worktree_diff)
+        yield SystemCommand("Diff and back", "Focus the diff; in the diff, back where you were (ctrl+o)",
+                            self.action_jump_diff)
         yield SystemCommand("Stage accepted hunks", "Stage (or in the staged view unstage) the accepted hunks (S)",
                             self.action_stage_hunks)
         yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)

@@ -29,6 +29,8 @@ OVERRIDES: dict[str, str] = {
     "Reply._set_dirty": "with _size_updated: marks only the lines from the first change down as dirty",
     "DiffView.render_lines": "reads the frame's state (scroll, width, accepted hunks) once per paint, then "
                              "Widget.render_lines",
+    "DiffView.get_line_filters": "without a border of its own the view applies the app's line filters to each "
+                                 "cached row once, not Textual to every row of every frame; calls super otherwise",
     "DiffView.notify_style_update": "a CSS or theme change drops the cached diff styles; calls super",
     "DiffView.watch_scroll_y": "a scroll moves the current hunk along; calls ScrollView.watch_scroll_y",
     "PromptInput.action_cursor_up": "up on the first line walks the prompt history; else TextArea's",

@@ -19,6 +19,7 @@ KEYS: list[tuple[str, str, str]] = [
     ("anywhere", "ctrl+k", "kill the running command"),
     ("anywhere", "ctrl+t", "next theme"),
     ("anywhere", "ctrl+d", "show the working-tree diff; again: the staged diff"),
+    ("anywhere", "ctrl+o", "focus the diff; pressed in the diff, back to the pane you came from"),
     ("anywhere", "ctrl+r", "reconnect to the model server now"),
     ("anywhere", "ctrl+q", "quit (q too, outside the prompt)"),
     ("prompt", "enter", "send the prompt (`!cmd` runs your own command)"),

@@ -26,6 +26,8 @@ FRAME = 1 / 30
 class AgentPane(VerticalScroll):
     """Conversation view. Public methods are called by the app's event handlers only."""
 
+    KEY_HINTS = (("↑/↓", "scroll"), ("u", "undo"), ("t", "tests"), ("c", "commit"))  # status bar (keyhints.py)
+
     DEFAULT_CSS = """
     AgentPane { height: 1fr; }
     AgentPane .prompt { margin: 1 0 0 0; padding: 0 1; color: $text; background: $boost; text-style: bold; }
@@ -55,6 +57,7 @@ class AgentPane(VerticalScroll):
         )
 
     def on_mount(self) -> None:
+        self.border_title = "Conversation"
         self.anchor()
         self.call_after_refresh(warm_in_background)
 

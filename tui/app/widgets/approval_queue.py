@@ -57,6 +57,8 @@ class ApprovalQueue(OptionList):
         Binding("enter", "act('open')", "Open", show=False),
     ]
 
+    KEY_HINTS = (("a", "approve"), ("r", "reject"), ("e", "edit"), ("A", "low-risk"), ("⏎", "open"))
+
     DEFAULT_CSS = """
     ApprovalQueue { height: auto; max-height: 12; min-height: 3; }
     """

@@ -22,6 +22,8 @@ FLUSH = 1 / 20
 class OutputPane(Vertical):
     """Header + bounded Log. ``running`` is True between CommandStarted and CommandFinished."""
 
+    KEY_HINTS = (("↑/↓", "scroll"), ("^k", "kill"))
+
     DEFAULT_CSS = """
     OutputPane { height: 1fr; }
     OutputPane #output-header { height: 1; padding: 0 1; background: $boost; }

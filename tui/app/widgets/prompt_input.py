@@ -17,6 +17,8 @@ from textual.widgets import TextArea
 class PromptInput(TextArea):
     """TextArea that sends on enter and remembers what was sent."""
 
+    KEY_HINTS = (("⏎", "send"), ("^j", "new line"), ("↑/↓", "history"))  # the status bar's keys (keyhints.py)
+
     DEFAULT_CSS = """
     PromptInput { height: auto; min-height: 3; max-height: 8; border: round $primary 40%; padding: 0 1; }
     PromptInput:focus { border: round $primary; }
@@ -34,6 +36,7 @@ class PromptInput(TextArea):
         kwargs.setdefault("show_line_numbers", False)
         kwargs.setdefault("tab_behavior", "focus")
         super().__init__("", **kwargs)
+        self.border_title = "Prompt"
         self.sent: list[str] = list(history or [])
         self._position = len(self.sent)
         self._draft = ""
