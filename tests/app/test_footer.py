@@ -16,6 +16,7 @@ from tests.app.snapshot_apps.factory import ask, build_app, feed, no_blink, wait
 from tests.app.snapshots_diff.sample import SAMPLE_DIFF
 from tests.conftest import make_repo
 from tui.app.keyhints import JUMP_KEY, pane_hints
+from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.status_bar import StatusBar
 from tui.core import events as ev
 from tui.core.approval import Decision, Proposal
@@ -50,8 +51,15 @@ async def busy_screen(pilot: Any) -> None:
                                      {"command": proposal.summary}), ev.ProposalCreated(proposal))
         ask(app, proposal)
     await wait_for(pilot, lambda: len(app.pending) == 2)
+    await wait_for(pilot, lambda: not app.query_one(AgentPane).streaming and "I will tidy add" in painted(app),
+                   what="the reply painted")
     no_blink(app)
     await pilot.pause(0.2)
+
+
+def painted(app: Any) -> str:
+    """The screen as the compositor paints it now."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def focus_scene(pane: str) -> Any:

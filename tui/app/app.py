@@ -38,6 +38,7 @@ from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.diff_frame import DiffFrame
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
 from tui.core.config import Config
 from tui.core.errors import DevagentError
@@ -74,14 +75,6 @@ def _diff_view_class() -> type[Widget] | None:
     return DiffView
 
 
-def _file_list_class() -> type[Widget] | None:
-    try:
-        from tui.app.widgets.file_list import FileList
-    except ImportError:
-        return None
-    return FileList
-
-
 def breakpoint_classes(width: int, height: int) -> set[str]:
     """The classes Textual's Screen gives itself for ``DevagentApp``'s breakpoints at this size."""
     chosen: set[str] = set()
@@ -96,6 +89,13 @@ class MainScreen(Screen):
 
     AUTO_FOCUS = "#prompt"
     _resumed = False
+
+    def _on_resize(self, event: events.Resize) -> None:
+        """A resize to a size the app no longer has is dropped before Screen's handler lays the screen out for
+        it (the app sends the screen a resize for its latest size after each change). Headless, the first one
+        is the console's 80x25 guess while the driver says 80x24: a whole extra layout and paint at startup."""
+        if event.size != self.app.size:
+            event.prevent_default()
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call)."""
@@ -167,10 +167,13 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         self._error_banner = ""
         self._server_banner = ""
         self._gc_paused = False
+        self._themes_pending = False
         self._load_themes(theme or self.config.ui.theme)
 
     def get_default_screen(self) -> Screen:
-        width, height = self.size
+        # Not App.size: before the driver knows its size, that pins it to the console's (80x25 headless),
+        # and the screen is laid out and painted twice more when the real size arrives.
+        width, height = self.console.size
         return MainScreen(id="_default", classes=" ".join(sorted(breakpoint_classes(width, height))))
 
     @property
@@ -186,14 +189,23 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
             return dict(VARIABLE_DEFAULTS)
         return {**VARIABLE_DEFAULTS, **THEME_VARIABLE_DEFAULTS}
 
-    def _load_themes(self, wanted: str) -> None:
-        """Register the shipped and user themes; problems are notified once after mount."""
+    def _load_themes(self, wanted: str | None, *, all_now: bool = False) -> None:
+        """Register the wanted theme (the rest after the first frame, when nothing else can answer to its
+        name), or the shipped and user themes; problems are notified once after mount."""
         try:
             from tui.app import themes
         except ImportError:
             self.theme = "textual-dark"
             return
-        loaded, problems = themes.load_themes(themes.user_theme_dir(self.config.ui.theme_dir or None))
+        user_dir = themes.user_theme_dir(self.config.ui.theme_dir or None)
+        first = None if all_now else themes.first_theme(wanted, user_dir)
+        if first is not None:
+            self.register_theme(first)
+            self.theme_names, self.theme = [first.name], first.name
+            self._themes_pending = True
+            return
+        self._themes_pending = False
+        loaded, problems = themes.load_themes(user_dir)
         self.theme_problems = list(problems)
         for theme in loaded:
             self.register_theme(theme)
@@ -201,7 +213,16 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         chosen, problem = themes.resolve_theme_name(wanted, self.available_themes)
         if problem:
             self.theme_problems.append(problem)
-        self.theme = chosen
+        if chosen != self.theme:
+            self.theme = chosen
+
+    def _load_other_themes(self) -> None:
+        """After the first frame: every theme, for ctrl+t and the palette (the current one stays)."""
+        if self._themes_pending:
+            self.theme_problems = []
+            self._load_themes(self.theme, all_now=True)
+            for problem in self.theme_problems:
+                self.notify(problem, severity="warning", timeout=8)
 
     def refresh_css(self, animate: bool = True) -> None:
         """Choosing the theme in __init__ queues a full re-parse of the stylesheet; before any screen is
@@ -229,10 +250,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
                 yield AgentPane(id="agent")
                 yield PromptInput(id="prompt")
             with Vertical(id="side"):
-                with Horizontal(id="diff-area"):
-                    files_cls, diff_cls = _file_list_class(), _diff_view_class()
-                    if files_cls is not None and diff_cls is not None:
-                        yield files_cls(id="files")
+                with Horizontal(id="diff-area"):  # the file list joins when a diff has several files
+                    diff_cls = _diff_view_class()
                     with DiffFrame(id="diff-frame", classes="-proposal"):  # born in the view's first mode
                         if diff_cls is not None:
                             yield diff_cls(id="diff")
@@ -276,6 +295,9 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
             self.run_worker(self._open_session(), name="open-session", group="session", exit_on_error=False)
         elif self.initial_prompt:
             self._submit(self.initial_prompt)
+        self.main.query_one(OutputPane).ensure_log()  # the empty log had no part in the first frame
+        self._load_other_themes()
+        warm_in_background()  # last: starting a thread waits for it to run, which can take a while on a busy box
 
     # banner ----------------------------------------------------------------
     def _set_banner(self, *, server: str | None = None, error: str | None = None) -> None:

@@ -43,9 +43,11 @@ class DiffPaneMixin:
             else:
                 view.clear()  # type: ignore[attr-defined]
             index = getattr(view, "index", None)
+            multi = index is not None and len(index.files) > 1
+            if multi and not self.main.query("#files"):
+                self._mount_file_list()
             for files in self.main.query("#files"):
                 files.set_files(index)  # type: ignore[attr-defined]
-            multi = index is not None and len(index.files) > 1
             self.main.query_one("#diff-area").set_class(multi, "-multi-file")
         else:
             from rich.text import Text
@@ -69,6 +71,13 @@ class DiffPaneMixin:
         title = "git diff --cached" if self.tree_mode == "staged" else "git diff"  # the mode names the tree
         self._show_diff(self._tree_text(), f"{title} · S {'unstages' if self.tree_mode == 'staged' else 'stages'}"
                         " accepted hunks", self.tree_mode)
+
+    def _mount_file_list(self) -> None:
+        """The file list beside the diff, mounted for the first diff with several files (not before the
+        first frame: one-file diffs and the empty tree never show it)."""
+        from tui.app.widgets.file_list import FileList
+
+        self.main.query_one("#diff-area").mount(FileList(id="files"), before="#diff-frame")
 
     def in_diff_area(self, widget: Any) -> bool:
         """Whether ``widget`` is the diff view, its file list, or inside them."""

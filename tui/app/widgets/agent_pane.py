@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown, warm_in_background
+from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
 __all__ = ["AgentPane", "Reply", "finished_prefix", "render_markdown", "FRAME"]
@@ -59,7 +59,6 @@ class AgentPane(VerticalScroll):
     def on_mount(self) -> None:
         self.border_title = "Conversation"
         self.anchor()
-        self.call_after_refresh(warm_in_background)
 
     # conversation items -------------------------------------------------
     def _remove_welcome(self) -> None:

@@ -8,8 +8,22 @@ puts its labels and its mode class (-proposal / -unstaged / -staged) on the fram
 
 from __future__ import annotations
 
+from textual.color import Color
 from textual.containers import Vertical
+from textual.filter import LineFilter
+from textual.strip import Strip
 from textual.widget import Widget
+
+Finish = tuple[tuple[LineFilter, ...], Color]  # the app's line filters for a view's rows, and their background
+
+
+def finished(strip: Strip, finish: Finish) -> Strip:
+    """``strip`` through the line filters (each result is cached on the strip by Textual): a framed view's
+    rows are whole lines, so its rows are filtered once each, not by Textual on every frame."""
+    filters, background = finish
+    for line_filter in filters:
+        strip = strip.apply_filter(line_filter, background)
+    return strip
 
 
 class DiffFrame(Vertical):

@@ -17,9 +17,9 @@ from typing import NamedTuple
 from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
-from textual.filter import LineFilter
 from textual.strip import Strip
 
+from .diff_frame import Finish, finished
 from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
 from .diff_render import DiffStyles, Highlighter, safe_segments
 
@@ -39,17 +39,6 @@ class Frame(NamedTuple):
     side_by_side: bool
     accepted: set[int]
     current: int
-
-
-Finish = tuple[tuple[LineFilter, ...], Color]  # the app's line filters for the rows, and the background they need
-
-
-def finished(strip: Strip, finish: Finish) -> Strip:
-    """``strip`` through the line filters (each result is cached on the strip by Textual)."""
-    filters, background = finish
-    for line_filter in filters:
-        strip = strip.apply_filter(line_filter, background)
-    return strip
 
 
 class DiffRows:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.text import Text
@@ -27,12 +27,14 @@ from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
 
-from tui.core.diffs import DiffIndex
-
-from .diff_frame import labels_of
-from .diff_layout import FILE, HUNK, Layout, number_width
+from .diff_frame import Finish, finished, labels_of
 from .diff_render import DiffStyles, Highlighter
-from .diff_rows import DiffRows, Finish, Frame, finished
+
+if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame needs none of them
+    from tui.core.diffs import DiffIndex
+
+    from .diff_layout import Layout
+    from .diff_rows import DiffRows
 
 MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
 
@@ -122,6 +124,11 @@ class DiffView(ScrollView, can_focus=True):
     # -- public API -----------------------------------------------------------------------------
     def show_diff(self, text: str, *, mode: str = "proposal", title: str = "") -> None:
         """Show ``text`` (a git diff); every hunk starts accepted."""
+        from tui.core.diffs import DiffIndex
+
+        from .diff_layout import Layout, number_width
+        from .diff_rows import DiffRows
+
         index = DiffIndex.from_text(text)
         lines = text.split("\n")
         if lines and lines[-1] == "":
@@ -289,6 +296,8 @@ class DiffView(ScrollView, can_focus=True):
         if h < 0:
             return
         self.current_hunk = h
+        from .diff_layout import FILE, HUNK
+
         if self._layout.kind(line, h) in (HUNK, FILE):
             self.toggle_hunk(h)
 
@@ -419,6 +428,8 @@ class DiffView(ScrollView, can_focus=True):
         filters = tuple(self.app.get_line_filters()) if self._filters_in_rows() else ()
         self._finish = (filters, self.background_colors[1])
         if self._rows is not None:
+            from .diff_rows import Frame
+
             self._rows.begin(Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
                                    self.side_by_side, self.accepted, self.current_hunk), self.styles_for_diff,
                              self._finish)

@@ -42,7 +42,7 @@ class StatusBar(Static):
     def render(self) -> Text:  # type: ignore[override]
         """The facts, then the keys; when the keys do not fit, the facts are said shorter first."""
         width = self.content_size.width
-        levels = (0, 1, 2) if width >= 100 else (1, 2)
+        levels = (0, 1, 2, 3) if width >= 100 else (1, 2, 3)
         for level in levels:  # the shortest facts that let the pane's keys keep their labels
             text = self._facts(level)
             room = width - text.cell_len - 4  # the "  │ " before the keys
@@ -58,9 +58,9 @@ class StatusBar(Static):
         return text
 
     def _facts(self, level: int) -> Text:
-        """Repo, branch, counts, model health, sandbox, context. Level 1: the health as its icon only (its
-        colour and shape say it), the sandbox without its label, single spaces; level 2 also drops the repo's
-        name (the branch stays)."""
+        """Repo, branch, counts, model health, sandbox, context. Level 1: no model name, the sandbox without
+        its label, single spaces; level 2 also drops the repo's name (the branch stays); level 3 says the
+        server's health by its icon alone (its shape and colour: ● connected, ◌ connecting, ✗ down)."""
         compact = level > 0
         variables = theme_variables(self.app)
         health_style = {
@@ -75,7 +75,9 @@ class StatusBar(Static):
             text.append(f"⎇ {self.branch}")
         text.append(f"{gap}±{self.dirty} ●{self.staged}{gap}")
         icon = _HEALTH.get(self.server, "?")
-        text.append(icon if compact else f"{icon} {self.model or 'model'} {self.server}", style=health_style)
+        health = icon if level >= 3 else f"{icon} {self.server}" if compact else \
+            f"{icon} {self.model or 'model'} {self.server}"
+        text.append(health, style=health_style)
         text.append(gap)
         sandbox_style = "" if self.sandbox_strong else f"bold {variables.get('error', 'red')}"
         text.append(self.sandbox or "…" if compact else f"sandbox: {self.sandbox or '…'}", style=sandbox_style)
