@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,7 +195,12 @@ class Agent:
         turn = _Turn()
         constrained = False
         text = ""
+        started = time.monotonic()
         for _step in range(cfg.max_steps):
+            if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
+                self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
+                                 "asking the model for its answer", "warning"))
+                return await self._final_answer("Time is up for this request.", turn)
             text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors = self._calls_from(text, native, constrained)
             message = _assistant(text, native)
@@ -232,8 +238,10 @@ class Agent:
             if isinstance(outcome, TurnDone):
                 return outcome
             constrained = outcome
-        self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
-        return TurnDone("limit", self._honest(text, turn))
+        self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
+                         "warning"))
+        return await self._final_answer(f"That was the last of the {cfg.max_steps} steps this request may take.",
+                                        turn)
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -284,7 +292,8 @@ class Agent:
                         "Make a different call (read_file shows a file's exact text), or answer in plain text."))
                     return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(call.name, turn)
+                return await self._final_answer(
+                    f"You already called {call.name} with these arguments and got the result above.", turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
@@ -350,11 +359,11 @@ class Agent:
             return "you said a change was made, but no file was changed in this turn"
         return ""
 
-    async def _final_answer(self, repeated: str, turn: "_Turn") -> TurnDone:
-        """Constrained to a single answer string: a looping small model still ends with an answer."""
+    async def _final_answer(self, why: str, turn: "_Turn") -> TurnDone:
+        """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
         self._append({"role": "user", "_tool": True, "content":
-                      f"You already called {repeated} with these arguments and got the result above. Stop calling "
-                      f"tools. The developer asked: {_short(self.prompt)} Answer now from what you have seen."})
+                      f"{why} Stop calling tools. The developer asked: {_short(self.prompt)} Answer now from what "
+                      "you have seen; say plainly what you did not finish."})
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()

@@ -37,6 +37,7 @@ class ModelConfig:
     retries: int = 2
     max_tool_retries: int = 3  # malformed/unknown tool calls the model may retry per turn
     max_steps: int = 12  # model round trips per turn
+    turn_seconds: float = 300.0  # past this, the model is asked for its answer (0 = no limit)
     native_tools: str = "auto"  # auto (on for Ollama and OpenAI-compatible servers, off embedded) | on | off
     check_done: str = "auto"  # after a change, ask whether the request is complete: auto (text-protocol calls) | on | off
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
