@@ -33,6 +33,9 @@ CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
 MAX_VERIFY = 2
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
+# Wider, for answers that end a turn without a chance to push back: any report of a change.
+REPORTS_CHANGE = re.compile(rf"\b(?:{_DONE_WORDS[3:-1]}|stripped|deleted|dropped|appended|inserted|wrote)\b",
+                            re.I)
 
 
 @dataclass
@@ -375,7 +378,7 @@ class Agent:
     @staticmethod
     def _honest(answer: str, turn: "_Turn") -> str:
         """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
-        if CLAIMS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+        if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
             return answer + "\n\n(devagent: no file was changed by this request" + (
                 f"; {turn.failed_change})" if turn.failed_change else ")")
         return answer

@@ -89,10 +89,27 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     if diff:
         parts.append("Changes it made in the working tree:\n" + bound(diff, budget // 2, "diff"))
     ok = result.exit_code == 0 and not result.killed
+    if not ok and proposal.kind == "python":
+        parts.insert(1, failing_line(proposal.code or "", result.output or ""))
     summary = f"{head}" + (f", changed {diff.count('diff --git')} files" if diff else "")
     return ToolResult(ok, "\n".join(parts), summary, diff=diff,
                       data={"exit_code": result.exit_code, "killed": result.killed,
                             "checkpoint": getattr(cp, "ref", None)})
+
+
+def failing_line(code: str, output: str) -> str:
+    """The snippet's own line the traceback ends in, quoted: a small model then fixes that line instead of
+    sending the same code again."""
+    import re
+
+    found = re.findall(r'File "<string>", line (\d+)', output)
+    error = next((ln for ln in reversed(output.strip().splitlines()) if re.match(r"^\w*(Error|Exception)\b", ln)), "")
+    lines = code.splitlines()
+    if not found or not 0 < int(found[-1]) <= len(lines):
+        return ""
+    number = int(found[-1])
+    return (f"Your code failed at its line {number}: {lines[number - 1].strip()}\n{error}\n"
+            "Change that line (send different code); the same code will fail the same way.")
 
 
 COMMAND = ToolSpec(
