@@ -110,3 +110,12 @@ async def test_out_of_steps_or_time_the_model_still_answers(tmp_path: Path, olla
                                        config=fast_config(repo, turn_seconds=0.5))
     assert "model.turn_seconds" in " ".join(n.message for n in of(events, "notice"))
     assert done.text.startswith("I have changed it.") and "no file was changed by this request" in done.text
+
+
+async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "all"}}]), Reply("2 pass."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "run the tests", approver)
+    assert "-k" not in approver.asked[0].command.split()
+    assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-1]["content"]

@@ -50,7 +50,8 @@ def hints(prompt: str, files: list[str], tools: set[str]) -> list[str]:
 def _skeleton(path: str) -> str:
     if path.lower().endswith((".csv", ".tsv")):
         delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
-        return ("Start from this code (each row is a list of strings; rows[0] is the header):\n"
+        return ("Start from this code (each row is a list of strings; rows[0] is the header; keep the order of "
+                "the rows unless asked to sort):\n"
                 f"import csv\nwith open({path!r}, newline='') as f:\n    rows = list(csv.reader(f{delimiter}))\n"
                 "# ... change rows here ...\n"
                 f"with open({path!r}, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows(rows)")

@@ -17,8 +17,14 @@ from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 
 
+WHOLE_SUITE = {"all", "*", ".", "./", "everything", "all tests", "tests", "test", "the suite", "suite", "none",
+               "full", "entire suite"}
+
+
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     selection = str_arg(args, "selection", required=False).strip()
+    if selection.lower().strip("'\"") in WHOLE_SUITE:
+        selection = ""  # small models write "all" for "every test": as a -k expression it deselects everything
     suite_name = str_arg(args, "suite", required=False).strip()
     suites = await asyncio.to_thread(detect_suites, ctx.repo, ctx.config)
     if suite_name and not selection and not any(suite_name in (s.name, s.kind) for s in suites) \
