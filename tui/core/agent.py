@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core import context
+from tui.core import context, instructions
 from tui.core.approval import Approver, Decision, Proposal
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, ToolError
@@ -160,7 +160,8 @@ class Agent:
         from tui.core.tools.common import repo_files
 
         files = await repo_files(self.ctx.repo)
-        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit)
+        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
+                                       self.config.limits.instructions_tokens)
         if text:
             self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
 
@@ -400,7 +401,7 @@ class Agent:
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
         messages, used, trimmed = context.fit(self.messages, self.limit, reserve, schemas)
-        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed))
+        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
         if constrained and fmt is None:
