@@ -506,10 +506,11 @@ class Agent:
                 if decided.policy == "deny":
                     decision = Decision("reject", reason=f"the edited command is denied by policy ({decided.rule})",
                                         by="policy")
-            if decision.approved and decision.remember:
-                rule = self.policy.remember(decided)
+            if decision.remember and decision.action in ("approve", "edit", "reject"):
+                rule = self.policy.remember(decided, "allow" if decision.approved else "deny")
+                verb = "approving" if decision.approved else "rejecting"
                 if rule:
-                    self.emit(Notice(f"approving similar commands for this session: {rule}"))
+                    self.emit(Notice(f"{verb} similar commands for this session: {rule}"))
                 else:
                     self.emit(Notice("this proposal cannot become a rule; similar ones will still ask", "warning"))
         status = "approved" if decision.approved else ("stopped" if decision.action == "stop" else "rejected")
