@@ -37,6 +37,7 @@ def _status(url: str, headers: dict[str, str] | None = None) -> int:
 
 @pytest.fixture
 def served(repo: Path, ollama_server: ScriptedOllama) -> Iterator[tuple[str, subprocess.Popen]]:
+    pytest.importorskip("textual_serve", reason="`devagent serve` needs the serve extra (in the test extra too)")
     env = dict(os.environ, OLLAMA_HOST=ollama_server.url, TEXTUAL_ANIMATIONS="none")
     proc = subprocess.Popen([sys.executable, "-m", "tui", "serve", "--port", "0"], cwd=repo, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -77,3 +77,16 @@ def test_a_zero_budget_in_config_keeps_agents_md_out(tmp_path: Path, ollama_serv
     assert out.returncode == 0, out.stderr
     assert "Root rule" not in json.dumps(ollama_server.requests[0]["messages"])
     assert all(not e.get("parts") for e in json_lines(out.stdout) if e["type"] == "context")
+
+
+def test_a_file_the_turn_reads_brings_its_own_agents_md_once(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "r", FILES)
+    read = Reply(tool_calls=[{"name": "read_file", "arguments": {"path": "pkg/mod.py"}}])
+    ollama_server.push(read, read, Reply("It returns 1."))
+    out = devagent(repo, "run", "--json", "what does f return?", url=ollama_server.url)
+    assert out.returncode == 0, out.stderr
+    first, after_read = (json.dumps(r["messages"]) for r in ollama_server.requests[:2])
+    assert "Root rule" in first and "Package rule" not in first  # nothing named: the root one
+    assert "Package rule: every function has a docstring." in after_read  # the file read has its own
+    last = json.dumps(ollama_server.requests[-1]["messages"])
+    assert last.count("Package rule: every function") == 1  # given once per turn, not with every read

@@ -458,8 +458,16 @@ class Agent:
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
             "edit_file", "write_file", "scaffold")))
+        if result.ok and call.name in ("read_file", "edit_file", "write_file"):
+            body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
         return changed
+
+    def _instructions_for(self, path: str) -> str:
+        """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")), default=0)
+        return instructions.for_file(self.ctx.repo, path, self.messages[last:],
+                                     instructions.budget(self.config.limits.instructions_tokens, self.limit))
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:

@@ -101,6 +101,23 @@ def build(repo: Path, files: list[str], in_play: list[str], budget_tokens: int) 
     return Instructions(rel, text, len(text) // CHARS_PER_TOKEN + 1, cut)
 
 
+def for_file(repo: Path, path: str, turn: list[dict[str, Any]], budget_tokens: int) -> str:
+    """The AGENTS.md nearest to a file the turn reads or edits, when this turn has not been given it yet."""
+    from tui.core.paths import resolve_in_repo
+
+    try:
+        rel = os.path.relpath(resolve_in_repo(repo, path), os.path.realpath(repo))
+    except (DevagentError, ValueError):
+        return ""
+    parts = rel.split(os.sep)[:-1]
+    candidates = ["/".join([*parts[:depth], NAME]) for depth in range(len(parts), -1, -1)]
+    found = next((c for c in candidates if os.path.isfile(os.path.join(repo, c))), None)
+    if found is None or any(f"{HEADER}{found} " in str(m.get("content") or "") for m in turn):
+        return ""
+    block = build(repo, [found], [rel.replace(os.sep, "/")], budget_tokens)
+    return f"\n\n{block.text}" if block else ""
+
+
 def budget(configured: int, limit: int) -> int:
     """The configured budget, never more than a quarter of the model's context."""
     return max(0, min(configured, limit // 4))
@@ -111,7 +128,8 @@ def usage(messages: list[dict[str, Any]]) -> dict[str, int]:
     total = 0
     for message in messages:
         content = message.get("content") or ""
-        start = content.find(HEADER) if message.get("_grounding") and isinstance(content, str) else -1
+        ours = message.get("_grounding") or message.get("_tool")  # devagent's own messages, never the prompt
+        start = content.find(HEADER) if ours and isinstance(content, str) else -1
         if start < 0:
             continue
         end = content.find("\n---", content.find("\n---", start) + 4)
