@@ -43,7 +43,8 @@ def served(repo: Path, ollama_server: ScriptedOllama) -> Iterator[tuple[str, sub
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     first = proc.stdout.readline()
-    assert first.startswith("devagent serve: open http://127.0.0.1:"), first + (proc.stderr.read() if proc.stderr else "")
+    assert first.startswith("devagent serve: open http://127.0.0.1:"), first + (proc.stderr.read() if proc.stderr
+                                                                              else "")
     url = first.split("open ", 1)[1].strip()
     try:
         yield url, proc

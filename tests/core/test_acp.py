@@ -217,3 +217,23 @@ def test_one_hunk_alone_is_what_git_applies(tmp_path: Path) -> None:
             (tmp_path / "f.txt").write_text(before)
             subprocess.run(["git", "apply", "-"], input=select_hunks(diff, {i}), cwd=tmp_path, text=True, check=True)
             assert apply_hunks(before, index, [i]) == (tmp_path / "f.txt").read_text()
+
+
+def test_reject_always_is_a_structural_session_deny(repo: Path) -> None:
+    """The engine hook behind reject_always: Policy.remember(verdict="deny")."""
+    from tui.core.approval import Proposal
+    from tui.core.config import Config
+    from tui.core.policy import Policy
+
+    policy = Policy(Config(), True, repo)
+
+    def verdict(command: str) -> str:
+        proposal = Proposal(id="p", kind="command", summary=command, command=command)
+        policy.evaluate(proposal)
+        return proposal.policy
+
+    assert verdict("rm -f a.txt") == "ask"
+    assert policy.remember(Proposal(id="p", kind="command", summary="", command="rm -f a.txt"), "deny") == "rm -f *"
+    assert verdict("rm -f b.txt") == "deny" and verdict("rm -rf build") == "deny"
+    assert verdict("rm a.txt") == "ask"  # other flags: not what was rejected
+    assert verdict("ls") == "allow"  # nothing else changes

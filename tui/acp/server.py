@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ class Live:
     session: Any
     stream: UpdateStream
     task: asyncio.Task[str] | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def prompt_text(blocks: list[Any]) -> tuple[str, list[str]]:

@@ -93,7 +93,8 @@ class UpdateStream:
         if isinstance(event, ToolCallFinished):
             return [self._finished(event)]
         if isinstance(event, ErrorEvent):
-            return [update_agent_message_text(f"\n\n[devagent: {event.message}{' ' + event.hint if event.hint else ''}]\n")]
+            hint = f" {event.hint}" if event.hint else ""
+            return [update_agent_message_text(f"\n\n[devagent: {event.message}{hint}]\n")]
         if isinstance(event, (Notice, Retrying)):
             text = event.message if isinstance(event, Notice) else f"retrying in {event.delay:.1f}s: {event.reason}"
             log.info("notice: %s", text)

@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
         import textual_serve  # noqa: F401
     except ImportError:
         raise DevagentError("`devagent serve` needs textual-serve, which is not installed.",
-                            "Install it with `pip install 'devagent[serve]'` (or `pip install textual-serve`).") from None
+                            "Install it with `pip install 'devagent[serve]'` "
+                            "(or `pip install textual-serve`).") from None
     if not 0 <= args.port < 65536:
         raise DevagentError(f"--port {args.port} is not a port number", "Give 1-65535, or 0 for a free one.")
     from tui.commands.common import find_repo

@@ -465,7 +465,8 @@ class Agent:
 
     def _instructions_for(self, path: str) -> str:
         """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""
-        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")), default=0)
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")),
+                   default=0)
         return instructions.for_file(self.ctx.repo, path, self.messages[last:],
                                      instructions.budget(self.config.limits.instructions_tokens, self.limit))
 

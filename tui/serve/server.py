@@ -41,7 +41,8 @@ def static_dir() -> Path:
 def make_app(guard: Guard, shared: SharedApp, title: str) -> web.Application:
     @web.middleware
     async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        why = guard.refusal(request.path, request.headers, request.headers.get("Upgrade", "").lower() == "websocket")
+        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+        why = guard.refusal(request.path, request.headers, upgrade)
         if why:
             (log.info if request.path == "/favicon.ico" else log.warning)("refused %s %s: %s", request.method, request.path.split("/s/")[0] or "/", why)
             return web.Response(status=403, text=f"devagent serve: forbidden ({why})\n")
