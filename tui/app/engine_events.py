@@ -108,7 +108,9 @@ class EngineEventsMixin:
                 "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` still work."))
 
     def _on_context(self, event: Any) -> None:
-        self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
+        agents = event.parts.get("instructions") if event.parts else 0
+        self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}" + (
+            f" (AGENTS.md {agents})" if agents else "")
 
     def _on_notice(self, event: Any) -> None:
         self.main.query_one(AgentPane).add_notice(event.message, event.level)

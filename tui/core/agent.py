@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core import context
+from tui.core import context, instructions
 from tui.core.approval import Approver, Decision, Proposal
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, ToolError
@@ -164,7 +164,8 @@ class Agent:
         from tui.core.tools.common import repo_files
 
         files = await repo_files(self.ctx.repo)
-        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit)
+        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
+                                       self.config.limits.instructions_tokens)
         if text:
             self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
 
@@ -412,7 +413,7 @@ class Agent:
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
         messages, used, trimmed = context.fit(self.messages, self.limit, reserve, schemas)
-        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed))
+        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
         if constrained and fmt is None:
@@ -469,8 +470,17 @@ class Agent:
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
             "edit_file", "write_file", "scaffold")))
+        if result.ok and call.name in ("read_file", "edit_file", "write_file"):
+            body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
         return changed
+
+    def _instructions_for(self, path: str) -> str:
+        """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")),
+                   default=0)
+        return instructions.for_file(self.ctx.repo, path, self.messages[last:],
+                                     instructions.budget(self.config.limits.instructions_tokens, self.limit))
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:
@@ -517,10 +527,11 @@ class Agent:
                 if decided.policy == "deny":
                     decision = Decision("reject", reason=f"the edited command is denied by policy ({decided.rule})",
                                         by="policy")
-            if decision.approved and decision.remember:
-                rule = self.policy.remember(decided)
+            if decision.remember and decision.action in ("approve", "edit", "reject"):
+                rule = self.policy.remember(decided, "allow" if decision.approved else "deny")
+                verb = "approving" if decision.approved else "rejecting"
                 if rule:
-                    self.emit(Notice(f"approving similar commands for this session: {rule}"))
+                    self.emit(Notice(f"{verb} similar commands for this session: {rule}"))
                 else:
                     self.emit(Notice("this proposal cannot become a rule; similar ones will still ask", "warning"))
         status = "approved" if decision.approved else ("stopped" if decision.action == "stop" else "rejected")

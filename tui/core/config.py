@@ -52,6 +52,7 @@ class LimitsConfig:
     output_cap: int = 200_000  # bytes of command output kept (head + tail)
     tool_output_tokens: int = 1000  # tool output sent to the model, per call
     file_tokens: int = 1500  # read_file content sent to the model
+    instructions_tokens: int = 300  # the repo's AGENTS.md sent with each request (0 = off; at most a quarter of the context)
     cpu_seconds: int = 600
     file_size_mb: int = 1024
 

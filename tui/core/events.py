@@ -161,6 +161,7 @@ class ContextUsage(Event):
     used: int
     limit: int
     trimmed: int = 0  # tool outputs / messages dropped or shortened to fit
+    parts: dict[str, int] = field(default_factory=dict)  # tokens of named parts within ``used`` (instructions)
 
 
 @dataclass(frozen=True)

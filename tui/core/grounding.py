@@ -60,11 +60,22 @@ def _skeleton(path: str) -> str:
             f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
 
 
-def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int) -> str:
+def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, configured: int) -> str:
+    """The nearest AGENTS.md to the files the prompt names (else the root one), within its budget."""
+    from tui.core import instructions
+    from tui.core.mentions import mentioned
+
+    block = instructions.build(repo, files, mentioned(prompt, files, 5), instructions.budget(configured, limit))
+    return block.text if block else ""
+
+
+def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int,
+                 instructions_tokens: int = 0) -> str:
     """The message that follows the prompt ('' when there is nothing useful to say)."""
     parts: list[str] = []
     repo_map = repo_map_for(repo, prompt, map_budget(limit))
     if repo_map.strip():
         parts.append(HEADER + "\n" + repo_map.strip())
     parts.extend(hints(prompt, files, tools))
-    return "\n\n".join(parts)
+    parts.append(project_instructions(repo, prompt, files, limit, instructions_tokens))
+    return "\n\n".join(p for p in parts if p)

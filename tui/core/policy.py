@@ -10,6 +10,7 @@ Without a working sandbox nothing is auto-approved.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -189,6 +190,7 @@ class Policy:
         self.rules: dict[str, list[Rule]] = {
             "user": self._layer(config.user_rules, "user"),
             "repo": self._layer(config.repo_rules, "repo"),
+            "session": [],  # deny rules remembered from "reject always"
         }
         self.session: list[Rule] = []
         self.default_allow = self._defaults()
@@ -242,7 +244,7 @@ class Policy:
             return "ask", "unparseable: the shell parser could not read it, so it always asks"
         per_cmd = [(cmd, command_labels(cmd, self.repo)) for cmd in commands]
         for verdict in ("deny", "ask"):
-            for source in ("user", "repo"):
+            for source in ("user", "repo", "session"):
                 for rule in self.rules[source]:
                     if rule.verdict == verdict and any(_matches(rule, c, self.repo, ls) for c, ls in per_cmd):
                         return verdict, rule.describe()
@@ -281,8 +283,8 @@ class Policy:
 
     # -- session rules --------------------------------------------------------------------------
 
-    def remember(self, proposal: Proposal) -> str:
-        """Add a structural session allow rule like the approved command; '' if nothing can be remembered."""
+    def remember(self, proposal: Proposal, verdict: str = "allow") -> str:
+        """Add a structural session rule like the command (allow: approved; deny: rejected for good); '' if none."""
         if proposal.kind != "command" or not proposal.command:
             return ""
         try:
@@ -296,8 +298,11 @@ class Policy:
             if not cmd.program or cmd.program == "function":
                 return ""
             rule = self._session_rule(cmd)
-            if rule not in self.session:
-                self.session.append(rule)
+            rules = self.session
+            if verdict == "deny":
+                rule, rules = dataclasses.replace(rule, verdict="deny"), self.rules["session"]
+            if rule not in rules:
+                rules.append(rule)
             texts.append(rule.text)
         return "; ".join(dict.fromkeys(texts))
 

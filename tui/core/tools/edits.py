@@ -112,6 +112,8 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
     if rejected:
         lines.append("The developer REJECTED these hunks; do not propose them again:")
         lines.append(describe_hunks(diff, rejected))
+        if decision.reason:
+            lines.append(f"The developer's reason: {decision.reason}")
     from tui.core.tools.pycheck import new_problems
 
     problems = [p for rel, old in before.items()

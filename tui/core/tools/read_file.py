@@ -25,10 +25,15 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                               f"{rel}: not found")
         # Reading is harmless: when exactly one file has that name, show it (small models guess directories).
         note, rel, target = f"[{rel} does not exist; this is {only}]\n", only, resolve_in_repo(ctx.repo, only)
-    data = target.read_bytes()[:MAX_BYTES]
-    if b"\0" in data[:8000]:
-        return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.", f"{rel}: binary")
-    text = data.decode("utf-8", "replace")
+    text = await ctx.read_text(target) if ctx.read_text else None
+    if text is not None:
+        text = text[:MAX_BYTES]
+    else:
+        data = target.read_bytes()[:MAX_BYTES]
+        if b"\0" in data[:8000]:
+            return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.",
+                              f"{rel}: binary")
+        text = data.decode("utf-8", "replace")
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
     shown = bound(text, budget, "the file")
