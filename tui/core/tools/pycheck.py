@@ -24,13 +24,16 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
         return [(err.lineno or 0, f"syntax error: {err.msg}", "")]
     except ValueError:  # null bytes
         return []
+    from tui.core.tools.pysmells import smells
+
     try:
         from pyflakes import checker
     except ImportError:  # the check is a help, not a requirement
-        return []
+        return smells(tree, filename)
     found = checker.Checker(tree, filename=filename).messages
-    return [(m.lineno, m.message % m.message_args, str(m.message_args[0]) if m.message_args else "")
-            for m in sorted(found, key=lambda m: m.lineno) if type(m).__name__ in SERIOUS]
+    flakes = [(m.lineno, m.message % m.message_args, str(m.message_args[0]) if m.message_args else "")
+              for m in found if type(m).__name__ in SERIOUS]
+    return sorted(flakes + smells(tree, filename), key=lambda p: p[0])
 
 
 def _defines(path: Path, name: str) -> bool:
