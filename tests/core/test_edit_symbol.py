@@ -171,6 +171,13 @@ def test_refusals_name_the_problem_and_change_nothing(symbol: str, code: str, me
         splice_python(CLIENT, symbol, code, "client.py")
 
 
+def test_a_class_named_with_a_method_given_means_that_method() -> None:
+    done = splice_python(CLIENT, "Client", "def close(self):\n    self.headers.clear()", "client.py")
+    assert done.qualname == "Client.close" and done.action == "added" and "class Client:" in done.text
+    js = splice_js(STORE_JS, "Cache", "clear() {\n  this.items.clear();\n}", "store.js")
+    assert js.qualname == "Cache.clear" and "export class Cache {" in js.text and "  clear() {" in js.text
+
+
 def test_an_ambiguous_name_lists_the_qualified_names() -> None:
     source = "class A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n"
     with pytest.raises(ToolError, match=r"run is defined more than once in m.py: A.run \(lines 2-3\), B.run \(lines 7-8\)"):

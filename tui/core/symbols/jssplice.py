@@ -11,7 +11,7 @@ from __future__ import annotations
 from tui.core.errors import ToolError
 from tui.core.symbols.indent import clean_code, convert_unit, indent_block, indent_unit
 from tui.core.symbols.jsscan import scan
-from tui.core.symbols.jssyms import _Parser, js_symbols
+from tui.core.symbols.jssyms import Parser, js_symbols
 from tui.core.symbols.model import Symbol, find, normalize, walk
 from tui.core.symbols.splice_common import Spliced, ambiguous_names, insert_lines, located, no_parent
 
@@ -30,13 +30,13 @@ def _template_rows(code: str) -> set[int]:
     return rows
 
 
-def _shape(code: str, name: str) -> str:
+def _shape(code: str) -> str:
     """'method' for ``name(...) {``-shaped code, 'function' for a declaration, '' otherwise."""
     result = scan(code)
     tokens = result.tokens
     if not tokens:
         return ""
-    parser = _Parser(result)
+    parser = Parser(result)
     if tokens[0].text not in _DECLARES or tokens[0].text == "async" and parser.tok(1).text != "function":
         members = parser.members(0, len(tokens), "")
         if members and members[0].kind == "method":
@@ -44,9 +44,9 @@ def _shape(code: str, name: str) -> str:
     return "function" if js_symbols(code)[0] else ""
 
 
-def _reshape(code: str, target: Symbol | None, in_class: bool, name: str) -> str:
+def _reshape(code: str, target: Symbol | None, in_class: bool) -> str:
     """Match the code's form to where it goes: keyword, ``export``."""
-    shape = _shape(code, name)
+    shape = _shape(code)
     stripped = code.lstrip()
     if in_class and stripped.startswith(("function ", "async function ")):
         code = code.replace("function ", "", 1)
@@ -125,8 +125,12 @@ def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
     if checked.error:
         raise ToolError(f"your code does not balance: {_problem(checked.error, 'of the code')}; nothing was changed")
     splice = _Splice(text, rel)
-    name = wanted.rsplit(".", 1)[-1]
     found = find(splice.symbols, wanted)
+    if len(found) == 1 and found[0].kind == "class" and _shape(code) == "method":  # a class named, a method given
+        shaped = scan(code)
+        wanted = f"{found[0].qualname}.{Parser(shaped).members(0, len(shaped.tokens), '')[0].name}"
+        found = find(splice.symbols, wanted)
+    name = wanted.rsplit(".", 1)[-1]
     if len({s.qualname for s in found}) > 1:
         raise ToolError(ambiguous_names(wanted, found, rel))
     note = ""
@@ -134,7 +138,7 @@ def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
         bodies = [s for s in found if "signature" not in s.marks]
         targets = found if len(bodies) != 1 or len(found) == 1 else bodies
         in_class = found[0].kind in ("method", "field")
-        new_text, first, last = splice.replace(targets, _reshape(code, targets[0], in_class, name))
+        new_text, first, last = splice.replace(targets, _reshape(code, targets[0], in_class))
         action, defined = "replaced", found[0].qualname
     else:
         head = wanted.rpartition(".")[0]
@@ -142,9 +146,9 @@ def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
         if head and parent is None:
             raise ToolError(no_parent(head, splice.symbols, rel))
         classes = [s for s in splice.symbols if s.kind == "class"]
-        if parent is None and _shape(code, name) == "method" and len(classes) == 1:
+        if parent is None and _shape(code) == "method" and len(classes) == 1:
             parent, note = classes[0], f"added to class {classes[0].name} because the code is a method"
-        new_text, first, last = splice.add(parent, _reshape(code, None, parent is not None, name))
+        new_text, first, last = splice.add(parent, _reshape(code, None, parent is not None))
         action, defined = "added", f"{parent.qualname}.{name}" if parent else name
     after = scan(new_text)
     if after.error and not splice.error:

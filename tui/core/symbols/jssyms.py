@@ -27,7 +27,7 @@ CONT_START_WORDS = {"as", "satisfies", "instanceof", "in", "extends", "implement
 _END = Tok("p", "", 0, 0)
 
 
-class _Parser:
+class Parser:
     def __init__(self, result: Scan) -> None:
         self.s, self.t, self.text = result, result.tokens, result.text
 
@@ -291,6 +291,6 @@ def js_symbols(text: str) -> tuple[list[Symbol], str]:
     """The definitions of a JS/TS file, and the scanner's first problem ('' when none)."""
     result = scan(text)
     try:
-        return _Parser(result).statements(0, len(result.tokens)), result.error
+        return Parser(result).statements(0, len(result.tokens)), result.error
     except (IndexError, KeyError, RecursionError):  # defensive: hostile text must never crash the tool
         return [], result.error or "line 1: could not be read"

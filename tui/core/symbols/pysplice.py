@@ -13,7 +13,7 @@ import ast
 from tui.core.errors import ToolError
 from tui.core.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
 from tui.core.symbols.model import Symbol, find, normalize, walk
-from tui.core.symbols.pysyms import _is_main_guard, dotted, parse, python_symbols
+from tui.core.symbols.pysyms import is_main_guard, dotted, parse, python_symbols
 from tui.core.symbols.splice_common import Spliced, ambiguous_names, insert_lines, located, no_parent
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -125,7 +125,7 @@ class _Splice:
         if defs:
             at = defs[-1].end_lineno or len(self.lines)
         else:
-            guard = next((n for n in self.tree.body if _is_main_guard(n)), None)
+            guard = next((n for n in self.tree.body if is_main_guard(n)), None)
             at = guard.lineno - 1 if guard is not None else len(self.lines)
         block = self.block(code, "", None)
         return block, insert_lines(self.lines, at, block, blank=2)
@@ -190,8 +190,12 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     tree = ast.parse(code) if imports else tree
     defs = [n for n in tree.body if isinstance(n, _DEFS)]
     splice = _Splice(text, rel)
-    name = wanted.rsplit(".", 1)[-1]
     found = find(splice.symbols, wanted)
+    if len(found) == 1 and found[0].kind == "class" and defs and not isinstance(defs[0], ast.ClassDef) \
+            and _self_arg(defs[0]):  # a class named, a method given: the method of that class is meant
+        wanted = f"{found[0].qualname}.{getattr(defs[0], 'name', '')}"
+        found = find(splice.symbols, wanted)
+    name = wanted.rsplit(".", 1)[-1]
     note = ""
     if len({s.qualname for s in found}) > 1:
         raise ToolError(ambiguous_names(wanted, found, rel))
