@@ -185,6 +185,13 @@ def test_an_ambiguous_name_lists_the_qualified_names() -> None:
     assert "return 1" in splice_python(source, "B.run", "def run(self):\n    return 1", "m.py").text.split("class B")[1]
 
 
+def test_a_byte_order_mark_stays_where_it_was() -> None:
+    done = splice_python("\ufeffdef f():\n    return 1\n", "f", "def f():\n    return 2", "m.py")
+    assert done.text == "\ufeffdef f():\n    return 2\n"
+    js = splice_js("\ufefffunction f() {\n  return 1;\n}\n", "f", "function f() {\n  return 2;\n}", "m.js")
+    assert js.text == "\ufefffunction f() {\n  return 2;\n}\n"
+
+
 def test_a_result_that_would_not_parse_is_refused_with_its_line() -> None:
     source = "class A: pass\n"
     with pytest.raises(ToolError, match=r"the result would not parse: line 3 of m.py \(line 1 of your code\)"):

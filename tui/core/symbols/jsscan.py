@@ -162,7 +162,7 @@ class _Scanner:
             i = text.find("\n") if "\n" in text else n
         while i < n:
             char = text[i]
-            if char.isspace():
+            if char.isspace() or char == "\ufeff":
                 i += 1
             elif text.startswith("//", i):
                 end = text.find("\n", i)

@@ -115,6 +115,10 @@ class _Splice:
 
 def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
     """``text`` with ``symbol`` replaced by (or, when it does not exist, extended with) ``code``."""
+    if text.startswith("\ufeff"):
+        done = splice_js(text[1:], symbol, code, rel)
+        done.text = "\ufeff" + done.text
+        return done
     wanted = normalize(symbol)
     if not wanted:
         raise ToolError("argument 'symbol' is empty: name the function, method or class, e.g. \"render\" or \"Store.get\"")

@@ -182,6 +182,10 @@ def _split_imports(tree: ast.Module, code: str) -> tuple[list[str], str]:
 
 def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     """``text`` with ``symbol`` replaced by (or, when it does not exist, extended with) ``code``."""
+    if text.startswith("\ufeff"):
+        done = splice_python(text[1:], symbol, code, rel)
+        done.text = "\ufeff" + done.text
+        return done
     wanted = normalize(symbol)
     if not wanted:
         raise ToolError("argument 'symbol' is empty: name the function, method or class, e.g. \"parse\" or \"Config.get\"")

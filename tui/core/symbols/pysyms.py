@@ -19,7 +19,7 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def parse(text: str) -> tuple[ast.Module | None, str]:
     """(tree, '') or (None, 'line N: message')."""
     try:
-        return ast.parse(text), ""
+        return ast.parse(text[1:] if text.startswith("\ufeff") else text), ""  # a BOM is valid in a source file
     except SyntaxError as err:
         return None, f"line {err.lineno or 0}: {err.msg}"
     except (ValueError, RecursionError, MemoryError) as err:
