@@ -71,3 +71,16 @@ def test_refusals_are_messages_not_tracebacks(tmp_path: Path) -> None:
     assert not call(repo, path="pipe.py").ok
     with pytest.raises(PathRefused):  # the agent turns it into the tool's error message
         call(repo, path="../../etc/passwd")
+
+
+def test_a_cut_read_of_source_points_to_the_outline(tmp_path: Path) -> None:
+    from tui.core.tools.read_file import run as read
+
+    big = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(400))
+    repo = make_repo(tmp_path / "repo", {"big.py": big, "small.py": "X = 1\n", "notes.txt": "word " * 5000})
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    cut = asyncio.run(read(ctx, {"path": "big.py"})).output
+    assert "characters of the file omitted" in cut
+    assert cut.endswith('[Only part of big.py is shown: outline(path="big.py") lists all its definitions with counts.]')
+    assert "outline" not in asyncio.run(read(ctx, {"path": "small.py"})).output
+    assert "outline" not in asyncio.run(read(ctx, {"path": "notes.txt"})).output
