@@ -153,6 +153,10 @@ def test_imports_at_the_top_of_the_code_join_the_file_imports() -> None:
 def test_code_that_takes_self_without_a_class_goes_into_the_only_class() -> None:
     done = splice_python(CLIENT.replace("    class Retry:", "    class _Unused:"), "reset", "def reset(self):\n    self.base = ''", "client.py")
     assert done.qualname == "Client.reset" and "because the code takes self" in done.note
+    test = splice_python(TESTS, "test_sub", "def test_sub(self, tmp_path):\n    assert tmp_path", "tests/test_calc.py")
+    assert "\ndef test_sub(tmp_path):\n" in test.text and test.note == "removed self: a module-level test takes none"
+    plain = splice_python("X = 1\n", "helper", "def helper(self):\n    return 1", "m.py")
+    assert "def helper(self):" in plain.text and plain.note == ""  # outside tests, the code is taken as given
     two = "class A:\n    pass\n\n\nclass B:\n    pass\n"
     with pytest.raises(ToolError, match=r'name its class in symbol, e.g. "ClassName.reset" \(classes in m.py: A, B\)'):
         splice_python(two, "reset", "def reset(self):\n    pass", "m.py")

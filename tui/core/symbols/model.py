@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Iterator
 
 
@@ -95,3 +96,9 @@ def find(symbols: list[Symbol], wanted: str) -> list[Symbol]:
 def parent_of(symbols: list[Symbol], qualname: str) -> Symbol | None:
     head = qualname.rpartition(".")[0]
     return next((s for s in walk(symbols) if s.qualname == head and s.kind == "class"), None) if head else None
+
+
+def is_test_file(path: str) -> bool:
+    """pytest's default file patterns (and conftest.py)."""
+    name = PurePosixPath(path).name
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"

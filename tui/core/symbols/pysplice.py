@@ -12,7 +12,7 @@ import ast
 
 from tui.core.errors import ToolError
 from tui.core.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
-from tui.core.symbols.model import Symbol, find, normalize, walk
+from tui.core.symbols.model import Symbol, find, is_test_file, normalize, walk
 from tui.core.symbols.pysyms import is_main_guard, dotted, parse, python_symbols
 from tui.core.symbols.splice_common import Spliced, ambiguous_names, insert_lines, located, no_parent
 
@@ -165,6 +165,42 @@ class _Splice:
         return len(block)
 
 
+def _home(symbols: list[Symbol], wanted: str, defs: list[ast.stmt], code: str, rel: str
+          ) -> tuple[Symbol | None, str, str]:
+    """Where a definition that does not exist yet goes: (its class, None for module level; the code; a note)."""
+    head, name = wanted.rpartition(".")[0], wanted.rpartition(".")[2]
+    if head:
+        parent = next((s for s in walk(symbols) if s.kind == "class" and s.qualname == head), None)
+        if parent is None:
+            raise ToolError(no_parent(head, symbols, rel))
+        return parent, code, ""
+    takes = _self_arg(defs[0]) if defs else ""
+    classes = [s for s in symbols if s.kind == "class"]
+    if not takes:
+        return None, code, ""
+    if len(classes) == 1:
+        return classes[0], code, f"added to class {classes[0].name} because the code takes {takes}"
+    if classes:
+        raise ToolError(f"the code takes {takes}, so it is a method: name its class in symbol, e.g. "
+                        f"\"ClassName.{name}\" (classes in {rel}: {', '.join(c.name for c in classes)})")
+    if is_test_file(rel) and getattr(defs[0], "name", "").startswith("test"):
+        return None, _without_first_arg(code, defs[0]), f"removed {takes}: a module-level test takes none"
+    return None, code, ""
+
+
+def _without_first_arg(code: str, node: ast.stmt) -> str:
+    """The code with its function's first parameter (``self``) removed from the ``def`` line."""
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arg = node.args.args[0]
+    lines = code.split("\n")
+    raw = lines[arg.lineno - 1].encode("utf-8")  # ast offsets count bytes
+    end = arg.end_col_offset or arg.col_offset
+    rest = raw[end:]
+    end += len(rest) - len(rest.lstrip(b" ,")) if rest.lstrip(b" ").startswith(b",") else 0
+    lines[arg.lineno - 1] = (raw[:arg.col_offset] + raw[end:]).decode("utf-8")
+    return "\n".join(lines)
+
+
 def _split_imports(tree: ast.Module, code: str) -> tuple[list[str], str]:
     """The import statements at the top of the code, and the rest of it."""
     lines = code.split("\n")
@@ -218,17 +254,7 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
         if not defs and not (tree.body and isinstance(tree.body[0], (ast.Assign, ast.AnnAssign))):
             raise ToolError(f"{wanted} does not exist in {rel}, so code must be its whole definition "
                             f"(def {name}(...): ...), not only its body")
-        head = wanted.rpartition(".")[0]
-        parent = next((s for s in walk(splice.symbols) if s.kind == "class" and s.qualname == head), None)
-        if head and parent is None:
-            raise ToolError(no_parent(head, splice.symbols, rel))
-        if parent is None and defs and _self_arg(defs[0]):
-            classes = [s for s in splice.symbols if s.kind == "class"]
-            if len(classes) != 1:
-                raise ToolError(f"the code takes {_self_arg(defs[0])}, so it is a method: name its class in symbol, "
-                                f"e.g. \"ClassName.{name}\"" + (f" (classes in {rel}: "
-                                + ", ".join(c.name for c in classes) + ")" if classes else ""))
-            parent, note = classes[0], f"added to class {classes[0].name} because the code takes {_self_arg(defs[0])}"
+        parent, code, note = _home(splice.symbols, wanted, defs, code, rel)
         block, start = splice.add(parent, code)
         own = getattr(same[0], "name", name) if same else name
         action, defined = "added", f"{parent.qualname}.{own}" if parent else own

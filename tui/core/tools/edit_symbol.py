@@ -51,6 +51,8 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
     proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
+    if done.note:
+        proposal.summary = f"{proposal.summary[:-1]}; {done.note})"
     return proposal
 
 
@@ -98,8 +100,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
 
 SPEC = ToolSpec(
     name="edit_symbol",
-    description="Replace a function, method or class by name with code, or add it (methods at the end of "
-                "their class); any indentation.",
+    description="Add or replace a function, method, test or class by name with its whole code, in any "
+                "indentation (a new method goes at the end of its class).",
     parameters=params(
         ["path", "symbol", "code"],
         path={"type": "string", "description": "path relative to the repo root"},

@@ -10,7 +10,8 @@ Messages carry no line numbers so the static check can tell old problems from ne
 from __future__ import annotations
 
 import ast
-from pathlib import PurePosixPath
+
+from tui.core.symbols.model import is_test_file
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LITERALS = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp, ast.SetComp, ast.JoinedStr)
@@ -18,11 +19,6 @@ _FACTORIES = {"dict", "list", "set", "tuple", "defaultdict", "OrderedDict", "Cou
 _CONTAINERS = {"dict", "list", "set", "tuple", "defaultdict", "OrderedDict", "Counter", "deque"}
 _KIND = {ast.Dict: "a dict", ast.DictComp: "a dict", ast.List: "a list", ast.ListComp: "a list", ast.Set: "a set",
          ast.SetComp: "a set", ast.Tuple: "a tuple", ast.JoinedStr: "a string"}
-
-
-def is_test_file(filename: str) -> bool:
-    name = PurePosixPath(filename).name
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
 
 
 def _nested_tests(tree: ast.Module) -> list[tuple[int, str, str]]:
