@@ -12,8 +12,9 @@ from tui.core.errors import ToolError
 from tui.core.symbols.indent import clean_code, convert_unit, indent_block, indent_unit
 from tui.core.symbols.jsscan import scan
 from tui.core.symbols.jssyms import Parser, js_symbols
-from tui.core.symbols.model import Symbol, find, normalize, walk
-from tui.core.symbols.splice_common import Spliced, ambiguous_names, insert_lines, located, no_parent
+from tui.core.symbols.model import Symbol, find, walk
+from tui.core.symbols.splice_common import (Spliced, ambiguous_names, insert_lines, located, no_parent,
+                                            prepared)
 
 _DECLARES = ("export", "function", "async", "class", "const", "let", "var", "interface", "type", "enum", "abstract",
              "declare", "@")
@@ -115,13 +116,7 @@ class _Splice:
 
 def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
     """``text`` with ``symbol`` replaced by (or, when it does not exist, extended with) ``code``."""
-    if text.startswith("\ufeff"):
-        done = splice_js(text[1:], symbol, code, rel)
-        done.text = "\ufeff" + done.text
-        return done
-    wanted = normalize(symbol)
-    if not wanted:
-        raise ToolError("argument 'symbol' is empty: name the function, method or class, e.g. \"render\" or \"Store.get\"")
+    text, bom, wanted = prepared(text, symbol)
     code = clean_code(code)
     if not code.strip():
         raise ToolError("argument 'code' is empty: give the whole new definition")
@@ -158,4 +153,4 @@ def splice_js(text: str, symbol: str, code: str, rel: str) -> Spliced:
     if after.error and not splice.error:
         raise ToolError(f"the result would not balance: {_problem(after.error, 'of ' + rel)}; nothing was changed")
     start, end = located(js_symbols(new_text)[0], defined, first, last)
-    return Spliced(new_text, action, defined, start, end, note)
+    return Spliced(bom + new_text, action, defined, start, end, note)

@@ -12,9 +12,10 @@ import ast
 
 from tui.core.errors import ToolError
 from tui.core.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
-from tui.core.symbols.model import Symbol, find, is_test_file, normalize, walk
+from tui.core.symbols.model import Symbol, find, is_test_file, walk
 from tui.core.symbols.pysyms import is_main_guard, dotted, parse, python_symbols
-from tui.core.symbols.splice_common import Spliced, ambiguous_names, insert_lines, located, no_parent
+from tui.core.symbols.splice_common import (Spliced, ambiguous_names, insert_lines, located, no_parent,
+                                            prepared)
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -218,13 +219,7 @@ def _split_imports(tree: ast.Module, code: str) -> tuple[list[str], str]:
 
 def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     """``text`` with ``symbol`` replaced by (or, when it does not exist, extended with) ``code``."""
-    if text.startswith("\ufeff"):
-        done = splice_python(text[1:], symbol, code, rel)
-        done.text = "\ufeff" + done.text
-        return done
-    wanted = normalize(symbol)
-    if not wanted:
-        raise ToolError("argument 'symbol' is empty: name the function, method or class, e.g. \"parse\" or \"Config.get\"")
+    text, bom, wanted = prepared(text, symbol)
     tree, cleaned = parse_code(code)
     imports, code = _split_imports(tree, cleaned)
     tree = ast.parse(code) if imports else tree
@@ -265,7 +260,7 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     shift = splice.hoist(imports) if imports else 0
     new_text = "\n".join(splice.lines) + "\n"
     first, last = located(python_symbols(new_text)[0], defined, start + shift, start + shift + len(block) - 1)
-    return Spliced(new_text, action, defined, first, last, note)
+    return Spliced(bom + new_text, action, defined, first, last, note)
 
 
 def _where(error: str, start: int, size: int, rel: str) -> str:

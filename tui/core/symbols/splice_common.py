@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core.symbols.model import Symbol, walk
+from tui.core.errors import ToolError
+from tui.core.symbols.model import Symbol, normalize, walk
 
 
 @dataclass
@@ -15,6 +16,16 @@ class Spliced:
     start: int  # its lines in the new text
     end: int
     note: str = ""  # a choice made for the model ("added to class Tests because the code takes self")
+
+
+def prepared(text: str, symbol: str) -> tuple[str, str, str]:
+    """(the text without a byte-order mark, the mark or '', the symbol normalised); an empty symbol is refused."""
+    wanted = normalize(symbol)
+    if not wanted:
+        raise ToolError("argument 'symbol' is empty: name the function, method or class, e.g. \"parse\" or "
+                        "\"Config.get\"")
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    return text[len(bom):], bom, wanted
 
 
 def insert_lines(lines: list[str], at: int, block: list[str], blank: int) -> int:
