@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.paths import resolve_in_repo
+from tui.core.symbols import language_of
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
 
@@ -37,6 +38,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
     shown = bound(text, budget, "the file")
+    if len(text) > budget and language_of(rel) != "none":  # counting and locating need no full read
+        shown += f"\n[Only part of {rel} is shown: outline(path=\"{rel}\") lists all its definitions with counts.]"
     return ToolResult(True, note + shown, f"read {rel} ({lines} lines)")
 
 
