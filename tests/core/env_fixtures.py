@@ -64,7 +64,7 @@ def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def test_venv(tmp_path: Path) -> Path:
+def project_venv(tmp_path: Path) -> Path:
     """A venv under /tmp, outside the repo, with the system site packages (and so pytest); one per test,
     because tests install their project into it."""
     venv = make_venv(tmp_path / "envs" / "project-venv", system_site=True)
