@@ -16,9 +16,10 @@ from typing import Iterator
 import pytest
 
 from tests.conftest import make_repo
+from tests.core.fixtures_repos import PYTEST_QUIET
 
 LIB = {
-    "pyproject.toml": '[project]\nname = "mylib"\nversion = "0.1"\n',
+    "pyproject.toml": '[project]\nname = "mylib"\nversion = "0.1"\n\n[tool.pytest.ini_options]\n' + PYTEST_QUIET,
     "src/mylib/__init__.py": "def double(x):\n    return x * 3\n",
     "tests/test_lib.py": ("from mylib import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
                           "def test_zero():\n    assert double(0) == 0\n"),

@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from tui.core.projenv.files import head, safe_name, table, toml
 
@@ -63,7 +63,7 @@ def _poetry_dirs(environ: Mapping[str, str]) -> list[Path]:
     return [cache / "virtualenvs"]
 
 
-def _poetry(project: Path, data: dict, environ: Mapping[str, str]) -> Iterator[Found]:
+def _poetry(project: Path, data: dict[str, Any], environ: Mapping[str, str]) -> Iterator[Found]:
     poetry = table(data, "tool", "poetry")
     if not poetry and not (project / "poetry.lock").is_file():
         return
@@ -80,7 +80,7 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _hatch(project: Path, data: dict, environ: Mapping[str, str]) -> Iterator[Found]:
+def _hatch(project: Path, data: dict[str, Any], environ: Mapping[str, str]) -> Iterator[Found]:
     if not table(data, "tool", "hatch") and not (project / "hatch.toml").is_file():
         return
     name = safe_name(table(data, "project").get("name"))
@@ -115,7 +115,7 @@ def _pipenv(project: Path, environ: Mapping[str, str]) -> Iterator[Found]:
             yield Found(Path(env), "pipenv", f"pipenv's environment {Path(env).name}")
 
 
-def _pdm(project: Path, data: dict) -> Iterator[Found]:
+def _pdm(project: Path, data: dict[str, Any]) -> Iterator[Found]:
     recorded = head(project / ".pdm-python", 4096).strip().splitlines()
     python = recorded[0].strip() if recorded else ""
     uses_pdm = bool(python) or bool(table(data, "tool", "pdm")) or (project / "pdm.lock").is_file()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,9 +110,11 @@ def _not_started(output: str, exit_code: int | None, interpreter: str) -> Diagno
     text = strip_ansi(output)
     m = EXECVP.search(text)
     if m:
-        return Diagnosis(NOT_STARTED, f"cannot start {m.group('prog')}: {m.group('why').strip()}",
-                         "The program does not exist inside the sandbox. Tell the developer (devagent doctor shows "
-                         "which interpreter is used and why).")
+        prog = m.group("prog")
+        where = ("it exists on this machine but not inside the sandbox" if shutil.which(prog) else
+                 "it is not installed (or not on PATH)")
+        return Diagnosis(NOT_STARTED, f"cannot start {prog}: {m.group('why').strip()}",
+                         f"{where}. Tell the developer (devagent doctor shows which interpreter is used and why).")
     if NO_PYTEST.search(text):
         return Diagnosis(NOT_STARTED, f"No module named pytest in {interpreter.removeprefix('python: ') or 'python'}",
                          "pytest is not installed in the project's environment: install it there (python -m pip "
