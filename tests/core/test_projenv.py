@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-from tests.core.env_fixtures import bare_venv, make_venv, test_venv  # noqa: F401
+from tests.core.env_fixtures import bare_venv, make_venv, project_venv  # noqa: F401
 from tui.core.config import Config
 from tui.core.projenv import find_python
 from tui.core.projenv.managers import poetry_env_name
@@ -124,10 +124,10 @@ def test_hostile_names_never_become_paths(tmp_path: Path) -> None:
     assert chosen.source == "PATH"
 
 
-def test_pytest_is_seen_in_the_files(bare_venv: Path, test_venv: Path, tmp_path: Path) -> None:
+def test_pytest_is_seen_in_the_files(bare_venv: Path, project_venv: Path, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     assert find_python(repo, environ=environ(VIRTUAL_ENV=str(bare_venv))).has_pytest is False
-    assert find_python(repo, environ=environ(VIRTUAL_ENV=str(test_venv))).has_pytest is True
+    assert find_python(repo, environ=environ(VIRTUAL_ENV=str(project_venv))).has_pytest is True
 
 
 def test_configured_interpreter_and_nothing_found(tmp_path: Path, bare_venv: Path) -> None:
