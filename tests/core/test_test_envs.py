@@ -104,7 +104,9 @@ def test_pythonpath_src_reaches_the_tests(tmp_path: Path, project_venv: Path, ho
         (repo / ".devagent.toml").write_text('[project]\nenv = { PYTHONPATH = "src" }\n')
     run = json_of(repo, env)["runs"][0]
     assert (run["passed"], run["failed"], run["status"]) == (1, 1, "ran"), run["output_tail"]
-    results = agent_run(repo, env, ollama_server, {"name": "run_python", "arguments": {"code": PYTHON_CHECK}})
+    results = agent_run(repo, env, ollama_server, {"name": "run_tests", "arguments": {}},
+                        {"name": "run_python", "arguments": {"code": PYTHON_CHECK}})
+    assert results["run_tests"][0]["output"].startswith("RESULT: 1 of 2 tests FAILED.")
     assert "double(2) = 6" in results["run_python"][0]["output"]
 
 
@@ -121,9 +123,12 @@ def test_a_unittest_project_without_pytest_runs_with_unittest(unittest_repo: Pat
     assert failure["message"] == "AssertionError: -1 != 3"
     one = json_of(unittest_repo, env, "tests/test_calc.py::TestCalc::test_add")["runs"][0]
     assert (one["passed"], one["failed"]) == (0, 1) and one["command"].endswith("-v tests.test_calc.TestCalc.test_add")
-    results = agent_run(unittest_repo, env, ollama_server, {"name": "run_tests", "arguments": {}})
+    results = agent_run(unittest_repo, env, ollama_server, {"name": "run_tests", "arguments": {}},
+                        {"name": "run_python", "arguments": {"code": "import sys, calc; print(sys.prefix)"}})
     out = results["run_tests"][0]["output"]
     assert out.startswith("RESULT: 1 of 3 tests FAILED.") and "python: .venv/bin/python3 (the repo's .venv)" in out
+    python_out = results["run_python"][0]["output"]
+    assert "python: .venv/bin/python3 (the repo's .venv)" in python_out and str(unittest_repo / ".venv") in python_out
 
 
 @needs_bwrap
@@ -188,3 +193,25 @@ def test_a_repo_cannot_pass_devagents_environment_or_set_other_variables(tmp_pat
         (repo / ".devagent.toml").write_text(toml)
         out = devagent(repo, pipx_like_env(None), "test")
         assert out.returncode == 78 and "Traceback" not in out.stderr, out.stderr
+
+
+@needs_bwrap
+def test_pytest_on_path_when_the_only_python_has_none(tmp_path: Path, bare_venv: Path, project_venv: Path) -> None:
+    """No project environment; python3 on PATH lacks pytest; a pipx-style pytest (its own venv, linked from a
+    bin directory on PATH) is what `pytest` in a shell would run."""
+    repo = make_repo(tmp_path / "flat", {"calc.py": "def add(a, b):\n    return a + b\n",
+                                         "test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+                                                         "    assert add(1, 2) == 3\n"})
+    script = project_venv / "bin" / "pytest"  # as pip writes a console script
+    script.write_text(f"#!{project_venv}/bin/python\nimport sys\nfrom pytest import console_main\n"
+                      "sys.exit(console_main())\n")
+    script.chmod(0o755)
+    local_bin = tmp_path / "local-bin"
+    local_bin.mkdir()
+    (local_bin / "pytest").symlink_to(script)
+    env = {**pipx_like_env(None), "PATH": f"{bare_venv}/bin:{local_bin}:/usr/bin:/bin"}
+    run = json_of(repo, env)["runs"][0]
+    assert (run["passed"], run["failed"], run["status"]) == (1, 0, "ran"), run["output_tail"]
+    assert run["command"].startswith(f"{local_bin}/pytest ")
+    assert run["interpreter"] == (f"python: {bare_venv}/bin/python3 (python3 on PATH); it has no pytest, so "
+                                  f"{local_bin}/pytest (pytest on PATH) runs the tests")

@@ -166,7 +166,8 @@ class Sandbox:
         bwrap = shutil.which("bwrap") or "bwrap"
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
                           masks=secret_masks(self.config), writable=[w for w in writable if os.path.exists(w)],
-                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo))
+                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
+                                                        "" if isinstance(command, str) else argv[0]))
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + argv, host_env, self.repo
 

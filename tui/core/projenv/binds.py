@@ -73,9 +73,15 @@ class _Roots:
         return kept
 
 
-def hidden_roots(env: Mapping[str, str], interp: Interpreter, repo: Path) -> list[str]:
-    """Directories to bind read-only so ``env``'s interpreter and toolchains exist inside the sandbox."""
+def hidden_roots(env: Mapping[str, str], interp: Interpreter, repo: Path, program: str = "") -> list[str]:
+    """Directories to bind read-only so ``env``'s interpreter and toolchains exist inside the sandbox.
+
+    ``program``: the command's own executable (a runner devagent chose, e.g. a pipx-installed pytest), bound
+    only when it belongs to a Python installation (a command line is no reason to show a directory).
+    """
     roots = _Roots(repo)
+    if program and os.path.isabs(program):
+        roots.add(str(Path(os.path.realpath(program)).parent.parent), python=True)
     strict = not interp.trusted
     if interp.python:
         roots.add(str(env_root(interp.python)), python=strict)

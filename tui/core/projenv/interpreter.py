@@ -50,8 +50,9 @@ def _dirs_up(cwd: Path, repo: Path) -> Iterator[Path]:
         here = here.parent
 
 
-def _unshim(python: str, environ: Mapping[str, str], cwd: Path) -> str:
-    """A pyenv shim resolved to the version it would run (PYENV_VERSION, .python-version, the global file)."""
+def unshim(python: str, environ: Mapping[str, str], cwd: Path) -> str:
+    """A pyenv shim (python3, pytest...) resolved to the version it would run (PYENV_VERSION, .python-version,
+    the global version file); anything else unchanged."""
     root = Path(environ.get("PYENV_ROOT") or Path(_home(environ)) / ".pyenv")
     if Path(python).parent != root / "shims":
         return python
@@ -144,10 +145,17 @@ def _on_path(cwd: Path, environ: Mapping[str, str], notes: list[str]) -> Interpr
     for name in ("python3", "python"):
         found = shutil.which(name, path=environ.get("PATH", ""))
         if found:
-            python = _unshim(found, environ, cwd)
+            python = unshim(found, environ, cwd)
             why = f"{name} on PATH" + (" via pyenv" if python != found else "")
             return _make(python, "PATH", why, environ, notes=notes)
     return None
+
+
+def pytest_on_path(cwd: Path, environ: Mapping[str, str] | None = None) -> str:
+    """A ``pytest`` command on PATH (pipx or the system's), for when python3 on PATH has none; '' if absent."""
+    environ = os.environ if environ is None else environ
+    found = shutil.which("pytest", path=environ.get("PATH", ""))
+    return unshim(found, environ, Path(os.path.realpath(cwd))) if found else ""
 
 
 def find_python(repo: Path, config: "Config | None" = None, cwd: Path | None = None,

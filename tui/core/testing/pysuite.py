@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.core.projenv import find_python
+from tui.core.projenv.interpreter import pytest_on_path
 from tui.core.projenv.files import head
 from tui.core.testing.model import Suite
 
@@ -59,4 +60,8 @@ def python_suite(d: Path, repo: Path, prefix: str, source: str, files_in_dir: li
         why = "no pytest in the environment" if interp.has_pytest is False else "unittest TestCases"
         return Suite(prefix + "unittest", "unittest", d, argv, f"{source}, {why}", interpreter=line, start=start,
                      missing=missing)
+    runner = pytest_on_path(d) if interp.source == "PATH" and interp.has_pytest is False else ""
+    if runner:  # no project environment at all, and its python3 has no pytest: what `pytest` in a shell runs
+        return Suite(prefix + "pytest", "pytest", d, [runner], f"{source}, pytest on PATH", interpreter=(
+            f"{line}; it has no pytest, so {runner} (pytest on PATH) runs the tests"))
     return Suite(prefix + "pytest", "pytest", d, [python, "-m", "pytest"], source, interpreter=line, missing=missing)
