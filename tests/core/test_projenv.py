@@ -154,3 +154,21 @@ def test_a_repo_may_only_name_an_interpreter_inside_itself(tmp_path: Path, setti
         load_config(repo)
     (repo / ".devagent.toml").write_text('[project]\npython = ".venv-dev/bin/python"\n')
     assert load_config(repo).project.python == ".venv-dev/bin/python"
+
+
+def test_a_hostile_repo_venv_is_only_looked_at(tmp_path: Path) -> None:
+    """pyvenv.cfg files that point at each other, a FIFO where pyvenv.cfg should be: found, never run or hung on."""
+    repo = make_repo(tmp_path / "r")
+    make_venv(repo / ".venv")
+    other = make_venv(tmp_path / "other")
+    (repo / ".venv" / "pyvenv.cfg").write_text(f"home = {other}/bin\ninclude-system-site-packages = true\n")
+    (other / "pyvenv.cfg").write_text(f"home = {repo}/.venv/bin\ninclude-system-site-packages = true\n")
+    marker = tmp_path / "ran"
+    (repo / ".venv" / "bin" / "python3").unlink()
+    (repo / ".venv" / "bin" / "python3").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (repo / ".venv" / "bin" / "python3").chmod(0o755)
+    chosen = find_python(repo, environ=environ())
+    assert chosen.source == ".venv" and chosen.has_pytest is False and not marker.exists()
+    (other / "pyvenv.cfg").unlink()
+    os.mkfifo(other / "pyvenv.cfg")
+    assert find_python(repo, environ=environ()).source == ".venv"

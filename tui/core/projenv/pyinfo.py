@@ -98,16 +98,18 @@ def base_prefix(prefix: Path) -> Path | None:
     return Path(home).parent if home.startswith("/") else None
 
 
-def site_dirs(python: str, prefix: Path, home: str) -> list[Path]:
-    """Where this interpreter imports installed packages from (without running it)."""
+def site_dirs(python: str, prefix: Path, home: str, depth: int = 0) -> list[Path]:
+    """Where this interpreter imports installed packages from (without running it). ``depth`` bounds the walk
+    through venvs made from venvs (a repo's pyvenv.cfg may point anywhere, in a loop too)."""
     version = version_of(python, prefix)
     pattern = f"python{version}" if version else "python3*"
     dirs = [Path(p) for lib in ("lib", "lib64") for p in glob.glob(str(prefix / lib / pattern / "site-packages"))]
     if is_venv(prefix):
         cfg = key_values(prefix / "pyvenv.cfg")
         base = base_prefix(prefix)
-        if cfg.get("include-system-site-packages", "").lower() == "true" and base is not None and base != prefix:
-            dirs += site_dirs(python, base, home)
+        if cfg.get("include-system-site-packages", "").lower() == "true" and base is not None and base != prefix \
+                and depth < 3:
+            dirs += site_dirs(python, base, home, depth + 1)
         return dirs
     if str(prefix) in ("/usr", "/usr/local"):
         dirs += [Path("/usr/lib/python3/dist-packages"), Path(f"/usr/local/lib/{pattern}/dist-packages")]
