@@ -173,6 +173,8 @@ def test_an_interpreter_the_sandbox_cannot_show_is_reported_as_such(tmp_path: Pa
     assert text.returncode != 0
     assert f"did not run: cannot start {venv}/bin/python3: No such file or directory" in text.stdout
     assert "0 passed, 0 failed" not in text.stdout
+    doctor = devagent(repo, pipx_like_env(venv), "doctor", "--host", "http://127.0.0.1:9")
+    assert "FAIL  python" in doctor.stdout and "the sandbox cannot show it" in doctor.stdout
 
 
 @needs_bwrap

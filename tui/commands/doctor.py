@@ -84,6 +84,10 @@ def _python_check(repo: Path | None, config: object) -> Check:
         detail += "; shown read-only in the sandbox: " + ", ".join(binds)
     if interp.notes:
         detail += "; passed over: " + "; ".join(interp.notes)
+    inside = [str(repo), *binds]
+    if interp.python.startswith("/tmp/") and not any(interp.python.startswith(p + "/") for p in inside):
+        return Check("python", False, detail + "; the sandbox cannot show it (under /tmp, not yours or not a "
+                     "Python installation)", "Make the environment outside /tmp, or one you own.")
     return Check("python", True, detail)
 
 

@@ -56,7 +56,11 @@ def command_env(repo: Path, pass_env: list[str], literal: Mapping[str, str], int
                 environ: Mapping[str, str] | None = None, started_in: Path | None = None) -> dict[str, str]:
     """What a command's environment gets on top of the sandbox's allow-list (values override it)."""
     environ = os.environ if environ is None else environ
-    started_in = started_in or Path(os.getcwd())
+    if started_in is None:
+        try:
+            started_in = Path(os.getcwd())
+        except OSError:  # the directory devagent started in is gone
+            started_in = repo
     env: dict[str, str] = {}
     for name in pass_env:
         value = environ.get(name)
