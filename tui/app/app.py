@@ -493,8 +493,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     # keys that matter now --------------------------------------------------
     def _update_keys(self) -> None:
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or not self.screen_stack:
+            return  # a focus event while the app is torn down (its screens already gone)
         keys: list[str] = []
         if self._busy():
             keys.append("esc cancel")

@@ -1,7 +1,7 @@
 """`devagent doctor`: is everything devagent relies on here and working? Each problem comes with what to do.
 
 Checks the sandbox (bwrap present AND working), git and the repository, the
-config files read, and whether the model server answers. Exit code 0 when all
+config files read, the project's Python (which one and why), and whether the model server answers. Exit code 0 when all
 is well, 1 when anything needs attention.
 """
 
@@ -61,6 +61,34 @@ def _sandbox_check(config: object) -> Check:
         "user namespaces are allowed; set sandbox.mode = \"auto\" in your user config. Until then every command "
         "asks for approval and rules never auto-approve.")
     return Check("sandbox", info.active, label, fix)
+
+
+def _python_check(repo: Path | None, config: object) -> Check:
+    """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
+    from tui.core import projenv
+
+    if repo is None:
+        return Check("python", True, "not in a repository: no project interpreter to choose")
+    project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    interp = project.interpreter
+    if not interp.found:
+        return Check("python", False, interp.line(repo), "Create the project's environment (python3 -m venv .venv), "
+                     "start devagent with it activated, or set project.python in your config.")
+    pytest = {True: "has pytest", False: "no pytest", None: "pytest: cannot tell"}[interp.has_pytest]
+    detail = f"{interp.line(repo)}; {pytest}"
+    shown = [f"{k}={v}" for k, v in sorted(project.env.items()) if k != "PATH"]
+    if shown:
+        detail += "; commands get " + ", ".join(shown)
+    binds = projenv.hidden_roots({**project.env}, interp, repo)
+    if binds:
+        detail += "; shown read-only in the sandbox: " + ", ".join(binds)
+    if interp.notes:
+        detail += "; passed over: " + "; ".join(interp.notes)
+    inside = [str(repo), *binds]
+    if interp.python.startswith("/tmp/") and not any(interp.python.startswith(p + "/") for p in inside):
+        return Check("python", False, detail + "; the sandbox cannot show it (under /tmp, not yours or not a "
+                     "Python installation)", "Make the environment outside /tmp, or one you own.")
+    return Check("python", True, detail)
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
@@ -125,6 +153,7 @@ def collect(args: argparse.Namespace) -> list[Check]:
         config = Config()
         checks.append(Check("config", False, err.message, err.hint or "Fix the file named above."))
     checks.append(_sandbox_check(config))
+    checks.append(_python_check(repo, config))
     checks.append(asyncio.run(_model_check(config, args)))
     return checks
 

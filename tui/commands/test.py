@@ -39,6 +39,8 @@ def _print_run(run: object) -> None:
         for line in failure.message.strip().splitlines()[:8]:
             print(f"     {line}")
     print(run.summary())
+    if run.hint:
+        print(f"what to do: {run.hint}")
 
 
 async def _fix(args: argparse.Namespace) -> int:
@@ -93,6 +95,8 @@ async def _main(args: argparse.Namespace) -> int:
     if args.list or (len(suites) > 1 and not args.suite and not args.all and by_path is None):
         for suite in suites:
             print(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})")
+            if suite.interpreter:
+                print(f"{'':<24} {suite.interpreter}")
         if args.list:
             return 0
         print("devagent: several test suites; pick one with --suite NAME or run them all with --all", file=sys.stderr)
@@ -103,6 +107,8 @@ async def _main(args: argparse.Namespace) -> int:
     for suite in chosen:
         plan = plan_run(suite, args.selection, repo)
         if not args.json:
+            if suite.interpreter:
+                print(suite.interpreter)
             print(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else ""), flush=True)
         live = None if args.json else (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
         run = await run_plan(plan, repo, config, on_output=live, timeout=args.timeout)

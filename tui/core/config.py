@@ -76,6 +76,21 @@ class TestsConfig:
     fix_attempts: int = 3
 
 
+def _pass_default() -> list[str]:
+    from tui.core.projenv.variables import PASS_DEFAULT
+
+    return list(PASS_DEFAULT)
+
+
+@dataclass
+class ProjectConfig:
+    """The project's own environment for commands (docs/tests-and-scaffold.md, "Which Python")."""
+
+    python: str = ""  # interpreter or env dir for tests and run_python; "" = detect. A repo: a path inside it
+    env: dict[str, str] = field(default_factory=dict)  # literal values; a repo only for REPO_SETTABLE names
+    pass_env: list[str] = field(default_factory=_pass_default)  # names passed from devagent's env (user config)
+
+
 @dataclass
 class UIConfig:
     theme: str = "devagent-dark"
@@ -97,6 +112,7 @@ class Config:
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     checkpoints: CheckpointConfig = field(default_factory=CheckpointConfig)
     tests: TestsConfig = field(default_factory=TestsConfig)
+    project: ProjectConfig = field(default_factory=ProjectConfig)
     ui: UIConfig = field(default_factory=UIConfig)
     review: ReviewConfig = field(default_factory=ReviewConfig)
     user_rules: dict[str, list[str]] = field(default_factory=dict)  # [policy] allow/ask/deny from user config
@@ -192,12 +208,39 @@ def _rules(data: dict[str, Any], origin: str) -> dict[str, list[str]]:
     return out
 
 
+def _check_project(project: Any, origin: str, repo: bool) -> None:
+    """[project] values: strings only. From a repo: a python path inside it, literal values for allowed names
+    (projenv.REPO_SETTABLE), and never pass_env (devagent's environment holds API keys)."""
+    from tui.core.projenv.variables import repo_env_problem
+
+    if not isinstance(project, dict):
+        return  # _apply reports the wrong type
+    env, names = project.get("env", {}), project.get("pass_env", [])
+    if isinstance(env, dict) and not all(isinstance(v, str) for v in env.values()):
+        raise ConfigError(f"{origin}: project.env values must be strings (literal; $VAR is not expanded)")
+    if isinstance(names, list) and not all(isinstance(n, str) for n in names):
+        raise ConfigError(f"{origin}: project.pass_env must be a list of variable names")
+    if not repo:
+        return
+    if "pass_env" in project:
+        raise ConfigError(f"{origin}: project.pass_env may only be set in your user config",
+                          "A repository cannot pass devagent's environment (which holds API keys) to commands.")
+    python = project.get("python", "")
+    if isinstance(python, str) and python and (python.startswith(("/", "~")) or ".." in Path(python).parts):
+        raise ConfigError(f"{origin}: project.python = {python!r} must be a path inside the repository",
+                          "Name an interpreter outside the repo in your user config.")
+    problem = repo_env_problem(env)
+    if problem:
+        raise ConfigError(f"{origin}: {problem}")
+
+
 def load_config(repo: Path | None, user_path: Path | None = None) -> Config:
     """Read defaults, then the user's file, then the repo's. Raises ConfigError with the file named."""
     cfg = Config()
     path = user_path or user_config_path()
     if path.is_file():
         data = _read_toml(path)
+        _check_project(data.get("project", {}), str(path), repo=False)
         _apply(cfg, data, str(path))
         cfg.user_rules = _rules(data, str(path))
         unlock = data.get("unlock", [])
@@ -210,7 +253,10 @@ def load_config(repo: Path | None, user_path: Path | None = None) -> Config:
             raise ConfigError(f"{origin}: sandbox.writable and unlock may only be set in your user config")
         if data.get("sandbox", {}).get("mode") == "none":
             raise ConfigError(f"{origin}: a repo cannot turn the sandbox off; set sandbox.mode in your user config")
+        _check_project(data.get("project", {}), origin, repo=True)
+        user_env = dict(cfg.project.env)
         _apply(cfg, data, origin)
+        cfg.project.env = {**cfg.project.env, **user_env}  # merged; on a clash the developer's value wins
         cfg.repo_rules = _rules(data, origin)
         cfg.sources.append(origin)
     return cfg

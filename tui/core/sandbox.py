@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tui.core import projenv
 from tui.core import sandbox_procs as procs
 from tui.core.config import Config
 from tui.core.errors import SandboxError
@@ -154,15 +155,19 @@ class Sandbox:
         if not argv:
             raise SandboxError("empty command")
         workdir = self._workdir(cwd)
+        project = projenv.for_command(self.repo, self.config, workdir)
+        extra = {**project.env, **(env or {})}
         if self.info.kind != "bwrap":
-            return argv, child_env(self.config, self._plain_home(), marker, env), workdir
+            return argv, child_env(self.config, self._plain_home(), marker, extra), workdir
         if self._gitdirs is None:
             self._gitdirs = git_dirs(self.repo)
         writable = [os.path.realpath(os.path.expanduser(p)) for p in self.config.sandbox.writable]
-        inner_env = child_env(self.config, SANDBOX_HOME, marker, env)
+        inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = shutil.which("bwrap") or "bwrap"
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=secret_masks(self.config), writable=[w for w in writable if os.path.exists(w)])
+                          masks=secret_masks(self.config), writable=[w for w in writable if os.path.exists(w)],
+                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
+                                                        "" if isinstance(command, str) else argv[0]))
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + argv, host_env, self.repo
 

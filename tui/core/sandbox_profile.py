@@ -188,13 +188,20 @@ def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | No
 
 
 def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env: dict[str, str], cwd: Path,
-               masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True) -> list[str]:
-    """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind)."""
+               masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True,
+               ro_binds: list[str] | None = None) -> list[str]:
+    """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind).
+
+    ``ro_binds``: interpreters/toolchains the private /tmp would hide (projenv.hidden_roots); mounted before
+    the repo (which may lie inside one) and before the masks (which must win).
+    """
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         argv.append("--share-net")
     argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev",
              "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    for path in ro_binds or ():
+        argv += ["--ro-bind", path, path]
     if repo_bind:
         argv += ["--bind", str(repo), str(repo)]
     for path in writable:

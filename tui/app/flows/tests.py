@@ -132,7 +132,8 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
     else:
         output.border_title = "Output"
         reasons = {"passed": "the tests pass", "limit": "attempt limit reached", "repeated":
-                   "the same failures came back", "declined": "no fix was applied", "cancelled": "cancelled"}
+                   "the same failures came back", "declined": "no fix was applied", "cancelled": "cancelled",
+                   "not_run": "the tests could not run (see the results)"}
         why = reasons.get(event.reason, event.reason)
         agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
                          "info" if event.reason == "passed" else "warning")

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from tui.core.errors import ToolError
 from tui.core.testing import parsers
+from tui.core.testing.diagnose import diagnose
 from tui.core.testing.model import Suite, TestRun
+from tui.core.testing.unittest_parse import parse_unittest, unittest_target
 
 if TYPE_CHECKING:
     from tui.core.config import Config
@@ -112,6 +114,10 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
         if selection:
             argv += [selection] if path_like else ["-k", selection]
         return Plan(suite, argv, selection, report, {"PYTHONDONTWRITEBYTECODE": "1"})
+    if suite.kind == "unittest":
+        if selection:
+            argv = argv[:3] + (["-v", unittest_target(selection)] if path_like else argv[3:] + ["-k", selection])
+        return Plan(suite, argv, selection, env={"PYTHONDONTWRITEBYTECODE": "1"})
     if suite.kind == "node":
         rest = [a for a in argv[1:] if a != "--test" and not a.startswith("--test-reporter")]
         opts = [a for a in rest if a.startswith("-")]
@@ -163,6 +169,8 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
     parsed = parsers.Parsed()
     if kind == "pytest" and report_text:
         parsed = parsers.parse_junit(report_text, base, repo)
+    elif kind == "unittest":
+        parsed = parse_unittest(output, base, repo, plan.suite.start or ".")
     elif kind in ("jest", "vitest") and report_text:
         parsed = parsers.parse_jest_json(report_text, base, repo, f"{kind}-json")
     elif kind == "go":
@@ -186,6 +194,18 @@ def cleanup(plan: Plan, repo: Path) -> None:
         pass
 
 
+NO_INTERPRETER_HINT = ("Create the project's environment (python3 -m venv .venv, then install the project and its "
+                       "test tools into it), start devagent with it activated, or set project.python. "
+                       "Tell the developer.")
+
+
+def not_started(plan: Plan) -> TestRun:
+    """The run that could not start because no interpreter exists: said so, nothing run (exit 127, like a shell)."""
+    return TestRun(suite=plan.suite.name, exit_code=127, command=plan.command, parsed_from="none",
+                   status="not_started", problem=f"no Python interpreter found ({plan.suite.missing})",
+                   hint=NO_INTERPRETER_HINT, interpreter=plan.suite.interpreter)
+
+
 def make_runner(repo: Path, config: "Config") -> Runner:
     from tui.core.sandbox import Sandbox  # the one runner; imported late (bwrap probe)
 
@@ -197,6 +217,8 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
                    command: str | None = None) -> TestRun:
     """Run an approved plan (``command``: the developer's edited form, run through the shell)."""
     repo = Path(os.path.realpath(repo))
+    if plan.suite.missing:
+        return not_started(plan)
     runner = runner or make_runner(repo, config)
     if plan.report:
         (repo / TMP_DIR).mkdir(exist_ok=True)
@@ -209,14 +231,16 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
         parsed = parse_output(plan, result.output, repo)
     finally:
         cleanup(plan, repo)
+    found = diagnose(plan.suite.kind, result.output, result.exit_code, result.killed or "", parsed, repo,
+                     plan.suite.cwd, plan.suite.interpreter, plan.selection)
     return TestRun(
         suite=plan.suite.name, passed=parsed.passed, failed=parsed.failed, errored=parsed.errored,
         skipped=parsed.skipped, duration=float(result.duration), exit_code=result.exit_code,
         failures=parsed.failures, output_tail=parsers.strip_ansi(result.output[-TAIL_CHARS * 2:])[-TAIL_CHARS:],
         command=command if command is not None else plan.command, killed=result.killed or "",
-        parsed_from=parsed.source,
+        parsed_from=parsed.source, status=found.status, problem=found.problem, hint=found.hint,
+        interpreter=plan.suite.interpreter,
     )
-
 
 
 async def run_tests(repo: Path, config: "Config", selection: str = "", suite_name: str = "", *,
