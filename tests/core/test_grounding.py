@@ -66,3 +66,14 @@ async def test_failing_snippet_code_is_quoted_back_by_line(tmp_path: Path, ollam
     result = ollama_server.requests[1]["messages"][-1]["content"]
     assert "Your code failed at its line 3: rows = [r.strip() for r in rows]" in result
     assert "AttributeError: 'list' object has no attribute 'strip'" in result
+
+
+async def test_a_named_source_file_too_big_to_read_is_outlined_up_front(tmp_path: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    big = "".join(f"def f{i}(x):\n    \"\"\"{'word ' * 20}\"\"\"\n    return x + {i}\n\n\n" for i in range(200))
+    repo = fx.build(tmp_path / "repo", {**FILES, "shop/big.py": big})
+    ollama_server.push(Reply("200."))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "How many functions does shop/big.py define?")
+    auto = [e for e in events if e.type == "tool_call" and e.source == "auto"]
+    assert [(e.name, e.arguments) for e in auto] == [("outline", {"path": "shop/big.py"})]
+    assert "200 functions" in "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])

@@ -29,8 +29,9 @@ ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can fi
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
                "required": ["done", "answer"]}
-CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
+CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 MAX_VERIFY = 2
+OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
 # Wider, for answers that end a turn without a chance to push back: any report of a change.
@@ -186,10 +187,13 @@ class Agent:
             except OSError:
                 continue
             cost = min(size // CHARS_PER_TOKEN, per_file) + 40
+            name = "read_file"
+            if size // CHARS_PER_TOKEN > per_file and "outline" in self.tools and path.endswith(OUTLINED):
+                name, cost = "outline", 400  # too big to read whole: its outline answers "how many / where"
             if cost > budget:
                 continue
             budget -= cost
-            call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "auto")
+            call = ToolCall(name, {"path": path}, uuid.uuid4().hex[:8], "auto")
             self._append(_assistant("", [call]) if self.native_tools else
                          _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
             await self._handle(call)
@@ -469,7 +473,7 @@ class Agent:
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
-            "edit_file", "write_file", "scaffold")))
+            "edit_file", "edit_symbol", "write_file", "scaffold")))
         if result.ok and call.name in ("read_file", "edit_file", "write_file"):
             body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
