@@ -77,6 +77,27 @@ def payload(tmp_path: Path, name: str) -> tuple[str, Path]:
     return f"touch {marker}", marker
 
 
+def test_a_nested_repos_fsmonitor_and_filter_never_run(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    sub = make_repo(repo / "sub")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{git(sub, 'rev-parse', 'HEAD').strip()},sub")
+    fsmonitor, ran_fsmonitor = payload(tmp_path, "fsmonitor")
+    clean, ran_clean = payload(tmp_path, "clean")
+    git(sub, "config", "core.fsmonitor", fsmonitor)
+    git(sub, "config", "filter.x.clean", f"{clean}; cat")
+    (sub / ".gitattributes").write_text("* filter=x\n")
+    git(repo, "status")  # plain git does run them: the setup is live
+    assert ran_fsmonitor.exists() or ran_clean.exists()
+    ran_fsmonitor.unlink(missing_ok=True)
+    ran_clean.unlink(missing_ok=True)
+    r = Repo(repo)
+    r.status()
+    r.diff_worktree()
+    checkpoints.create(r, "cp", "s")
+    r.gitpython.git.status()
+    assert not ran_fsmonitor.exists() and not ran_clean.exists()
+
+
 def test_filters_the_config_defines_are_blanked_and_a_new_one_is_seen(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     (repo / ".gitattributes").write_text("*.txt filter=a\n*.md filter=late\n")
