@@ -235,3 +235,14 @@ def test_restore_refuses_to_write_through_an_ignored_symlink(repo: Path) -> None
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert before == {p: p.read_bytes() for p in (repo / ".git").rglob("*") if p.is_file() and "hooks" in p.parts}
     assert (repo / ".gitignore").read_text() == "d\n"  # nothing was written at all
+
+
+def test_the_diff_of_a_huge_change_is_cut_at_a_file_boundary(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cps, "DIFF_LIMIT", 200_000)
+    cp = cps.create(repo, "before", "s1")
+    (repo / "0.dat").write_text("0\n" * 60_000)  # a 120 kB file, over half the limit: shown as a binary change
+    (repo / "a.txt").write_text("a\n" * 40_000)  # 120 kB of diff: shown
+    (repo / "b.txt").write_text("b\n" * 40_000)  # passes the limit: left out, and said
+    diff = cps.changes_since(repo, cp)
+    assert diff.cut and len(diff) <= 200_000 and diff.endswith("\n")
+    assert "Binary files /dev/null and b/0.dat differ" in diff and "+a\n" in diff and "b/b.txt" not in diff

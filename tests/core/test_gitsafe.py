@@ -185,3 +185,12 @@ def test_program_variables_are_dropped_from_the_environment(monkeypatch: pytest.
 def test_global_options_other_than_c_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         gitsafe.argv(tmp_path, "-C", "/elsewhere", "status")
+
+
+def test_capped_output_stops_git_at_the_limit(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "big.txt").write_text("x\n" * 2_000_000)
+    code, out, cut = gitsafe.run_capped(repo, "diff", "--no-index", "--", "/dev/null", "big.txt", limit=100_000)
+    assert cut and code == 0 and len(out) == 100_000 and out.startswith(b"diff --git")
+    code, out, cut = gitsafe.run_capped(repo, "log", "--format=%s", limit=100_000)
+    assert not cut and code == 0 and out == b"initial commit\n"

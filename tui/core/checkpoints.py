@@ -17,15 +17,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.core import paths
+from tui.core import gitsafe, paths
 from tui.core.diffs import to_text
 from tui.core.errors import DevagentError, RepoError
-from tui.core.repo import Repo
+from tui.core.repo import GIT_CONFIG, Repo
 
 REF_ROOT = "refs/devagent/checkpoints"
 _IDENTITY = {
@@ -34,6 +35,7 @@ _IDENTITY = {
 }
 _MAX_LISTED = 200  # files named in a checkpoint's message
 _MAX_SKIPPED = 50  # unusual files left out of one checkpoint before devagent gives up on it
+DIFF_LIMIT = 4_000_000  # bytes of a checkpoint diff read (shown, and sent to the model): git is stopped there
 _NOT_ADDABLE = re.compile(r"^error: (.+): can only add regular files, symbolic links or git-directories$", re.M)
 
 
@@ -207,18 +209,38 @@ def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
     raise RepoError(f"No checkpoint called {name!r}.", "Run `devagent checkpoints` to list them.")
 
 
-def _tree_diff(r: Repo, old: str, new: str) -> str:
-    return to_text(r.git("diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/",
-                         "--dst-prefix=b/", old, new))
+class ShownDiff(str):
+    """A diff for showing (never applied): files over half of DIFF_LIMIT appear as binary, and the text is
+    cut at a file boundary once git's output passes DIFF_LIMIT (then ``cut`` is true)."""
+
+    cut: bool = False
 
 
-def undo_diff(repo: Path | Repo, cp: Checkpoint) -> str:
+def _tree_diff(r: Repo, old: str, new: str) -> ShownDiff:
+    try:
+        code, out, cut = gitsafe.run_capped(r.root, *GIT_CONFIG, "-c", f"core.bigFileThreshold={DIFF_LIMIT // 2}",
+                                            "diff", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", old, new,
+                                            limit=DIFF_LIMIT, timeout=r.timeout)
+    except subprocess.TimeoutExpired:
+        raise RepoError(f"git diff did not finish within {r.timeout:.0f}s.") from None
+    if code != 0:
+        raise RepoError(f"git diff of checkpoints {old[:12]}..{new[:12]} failed")
+    text = to_text(out)
+    if cut:
+        end = text.rfind("\ndiff --git ")
+        text = text[:end + 1] if end >= 0 else ""
+    shown = ShownDiff(text)
+    shown.cut = cut
+    return shown
+
+
+def undo_diff(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     """The diff restoring ``cp`` would apply to the working tree as it is now."""
     r = _repo(repo)
     return _tree_diff(r, snapshot_tree(r), f"{cp.sha}^{{tree}}")
 
 
-def changes_since(repo: Path | Repo, cp: Checkpoint) -> str:
+def changes_since(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     """What changed in the working tree since ``cp`` (e.g. what an approved command did), as a diff."""
     r = _repo(repo)
     return _tree_diff(r, f"{cp.sha}^{{tree}}", snapshot_tree(r))

@@ -176,6 +176,42 @@ def run(cwd: Path | str, *args: str, input: bytes | None = None, env: Mapping[st
                           env=environment(env, hooks=hooks), stdin=None if input is not None else subprocess.DEVNULL)
 
 
+def run_capped(cwd: Path | str, *args: str, limit: int, env: Mapping[str, str] | None = None,
+               timeout: float = 120.0) -> tuple[int, bytes, bool]:
+    """(code, stdout, cut): at most ``limit`` bytes of git's output, git killed once it passes that.
+
+    For output whose size the repository decides (a diff of whatever a command wrote), so devagent never
+    holds more than it will show. subprocess.TimeoutExpired past ``timeout``.
+    """
+    import selectors
+    import time
+
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    total = 0
+    with subprocess.Popen(argv(cwd, *args), cwd=cwd, env=environment(env), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdout is not None
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while total <= limit:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    proc.kill()
+                    raise subprocess.TimeoutExpired(proc.args, timeout)
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        cut = total > limit
+        if cut:
+            proc.kill()
+        code = proc.wait()
+    data = b"".join(chunks)
+    return (0 if cut else code), data[:limit], cut
+
+
 def run_text(cwd: Path | str, *args: str, env: Mapping[str, str] | None = None,
              timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
     """:func:`run` with stdout and stderr decoded (UTF-8; undecodable bytes kept as surrogates in stdout)."""

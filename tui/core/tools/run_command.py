@@ -88,6 +88,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     parts = [head, bound(result.output, budget, "output") if result.output else "(no output)"]
     if diff:
         parts.append("Changes it made in the working tree:\n" + bound(diff, budget // 2, "diff"))
+        if getattr(diff, "cut", False):
+            parts.append("(That diff is cut: the command changed more than devagent shows; see `git status`.)")
     ok = result.exit_code == 0 and not result.killed
     summary = f"{head}" + (f", changed {diff.count('diff --git')} files" if diff else "")
     return ToolResult(ok, "\n".join(parts), summary, diff=diff,
