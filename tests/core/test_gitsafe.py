@@ -194,3 +194,13 @@ def test_capped_output_stops_git_at_the_limit(tmp_path: Path) -> None:
     assert cut and code == 0 and len(out) == 100_000 and out.startswith(b"diff --git")
     code, out, cut = gitsafe.run_capped(repo, "log", "--format=%s", limit=100_000)
     assert not cut and code == 0 and out == b"initial commit\n"
+
+
+def test_a_config_git_cannot_read_is_not_remembered_as_having_no_filters(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    config = repo / ".git" / "config"
+    good = config.read_text()
+    config.write_text(good + "[broken\n")
+    assert "filter.a.clean=" not in gitsafe.argv(repo, "status")
+    config.write_text(good + '[filter "a"]\n\tclean = cat\n')
+    assert "-c" in gitsafe.argv(repo, "status") and "filter.a.clean=" in gitsafe.argv(repo, "status")

@@ -84,7 +84,10 @@ class _Drivers:
         hit = self._cache.get(key)
         if hit is not None and hit[1] == _signature(hit[0], key):
             return hit[2]
-        names, files = _read_drivers(key)
+        found = _read_drivers(key)
+        if found is None:  # git could not list its config: nothing to cache (the call itself will fail too)
+            return ()
+        names, files = found
         blanks = tuple((f"filter.{name}{suffix}", "") for name in names for suffix in _FILTER_KEYS)
         blanks += tuple((f"filter.{name}.required", "false") for name in names)
         self._cache[key] = (files, _signature(files, key), blanks)
@@ -112,14 +115,17 @@ def _signature(files: list[str], cwd: str) -> tuple[object, ...]:
     return tuple(sig)
 
 
-def _read_drivers(cwd: str) -> tuple[list[str], list[str]]:
-    """(filter driver names, config files they came from or that include others) for ``cwd``."""
+def _read_drivers(cwd: str) -> tuple[list[str], list[str]] | None:
+    """(filter driver names, config files they came from or that include others) for ``cwd``; None if git failed."""
     argv = ["git", *_pairs(_NEUTRAL + _NO_HOOKS_OR_SIGNING), "config", "--list", "--show-origin", "-z"]
     try:
-        out = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
-                             env=environment()).stdout.decode("utf-8", "surrogateescape")
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+                              env=environment())
     except (OSError, subprocess.TimeoutExpired):
-        return [], []
+        return None
+    if proc.returncode != 0:
+        return None
+    out = proc.stdout.decode("utf-8", "surrogateescape")
     names: list[str] = []
     files: list[str] = []
     fields = out.split("\0")
