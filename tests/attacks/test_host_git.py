@@ -108,12 +108,13 @@ def test_the_developers_commit_runs_no_nested_config(tmp_path: Path) -> None:
     assert git(repo, "log", "-1", "--format=%s").strip() == "add new.py"
 
 
-def test_devagent_test_detection_and_run(tmp_path: Path) -> None:
+def test_devagent_test_detection(tmp_path: Path) -> None:
+    """The host side of `devagent test` is its detection (the run itself is sandboxed)."""
     repo, attack = planted(tmp_path, kind="filter")
     (repo / "test_app.py").write_text("from app import add\n\ndef test_add():\n    assert add(1, 2) == 3\n")
-    run = devagent(repo, "test", timeout=90)
+    run = devagent(repo, "test", "--list")
     attack.check(run, allow_rc=(0,))
-    assert "1 passed" in run.stdout
+    assert "pytest" in run.stdout
 
 
 def test_in_repo_hooks_dir_reference_transaction(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
