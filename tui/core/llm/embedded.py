@@ -45,7 +45,8 @@ class LoadProgress:
 ProgressCallback = Callable[[LoadProgress], None]
 
 _LIVE: "weakref.WeakSet[EmbeddedServer]" = weakref.WeakSet()
-_CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from tui.core.llm.embedded import _serve; sys.exit(_serve())"
+_CHILD = ("import json, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
+          "from tui.core.llm.embedded import _serve; sys.exit(_serve())")
 
 
 def _stop_all() -> None:
@@ -94,10 +95,13 @@ class EmbeddedServer:
                 raise ModelError(f"{self.model_file} is not a GGUF model file.", FETCH_HINT)
 
     def _spawn(self) -> None:
-        # -I and a neutral cwd: devagent usually runs in the repo, whose tui/ or xllamacpp/ must never be imported;
-        # devagent's own package directory goes first on sys.path instead of through PYTHONPATH (-I ignores it).
+        # -I and a neutral cwd: devagent usually runs in the repo, whose tui/ or xllamacpp/ must never be imported.
+        # The child gets this process's sys.path instead (so a --user or PYTHONPATH install still works), with
+        # devagent's own package directory first and without the working directory (the repo) itself.
         root = str(Path(__file__).resolve().parents[3])
-        cmd = [self.python, "-I", "-c", _CHILD, root, "--model", str(self.model_file.absolute()),
+        here = os.path.realpath(os.getcwd())
+        paths = [root] + [p for p in sys.path if os.path.isabs(p) and os.path.realpath(p) != here]
+        cmd = [self.python, "-I", "-c", _CHILD, json.dumps(paths), "--model", str(self.model_file.absolute()),
                "--threads", str(self.threads), "--context", str(self.context), "--parent", str(os.getpid())]
         env = dict(os.environ)
         # llama.cpp is built with OpenMP; spinning OpenMP threads starve each other on a busy machine
