@@ -98,20 +98,28 @@ def test_a_nested_repos_fsmonitor_and_filter_never_run(tmp_path: Path) -> None:
     assert not ran_fsmonitor.exists() and not ran_clean.exists()
 
 
-def test_filters_the_config_defines_are_blanked_and_a_new_one_is_seen(tmp_path: Path) -> None:
+def test_filters_from_the_work_tree_never_run_and_the_developers_run_except_in_checkpoints(tmp_path: Path) -> None:
+    """A driver defined in a config file inside the work tree (here an include) is the repository's: blanked.
+    The developer's own (in .git/config, like Git LFS) keeps diffs and staging right, but a checkpoint stores
+    the bytes on disk, so undo gives back exactly what was there."""
     repo = make_repo(tmp_path / "repo")
-    (repo / ".gitattributes").write_text("*.txt filter=a\n*.md filter=late\n")
+    (repo / ".gitattributes").write_text("*.txt filter=mine\n*.md filter=theirs\n")
     (repo / "x.txt").write_text("x\n")
     (repo / "y.md").write_text("y\n")
-    first, ran_first = payload(tmp_path, "a")
-    git(repo, "config", "filter.a.clean", f"{first}; cat")
+    mine, ran_mine = payload(tmp_path, "mine")
+    theirs, ran_theirs = payload(tmp_path, "theirs")
+    git(repo, "config", "filter.mine.clean", f"{mine}; cat")
+    git(repo, "config", "include.path", "../project.gitconfig")  # resolved next to .git/config: in the work tree
     checkpoints.create(repo, "one", "s")
-    late, ran_late = payload(tmp_path, "late")
-    git(repo, "config", "filter.late.process", late)  # added while devagent runs: the cached set is refreshed
+    (repo / "project.gitconfig").write_text(f'[filter "theirs"]\n\tclean = "{theirs}; cat"\n')  # picked up
     (repo / "y.md").write_text("changed\n")
+    (repo / "x.txt").write_text("changed\n")
     checkpoints.create(repo, "two", "s")
-    assert not ran_first.exists() and not ran_late.exists()
-    assert "filter.late.process=" in " ".join(gitsafe.argv(repo, "status"))
+    assert not ran_mine.exists() and not ran_theirs.exists()
+    Repo(repo).diff_worktree()
+    assert ran_mine.exists() and not ran_theirs.exists()
+    assert "filter.theirs.clean=" in " ".join(gitsafe.argv(repo, "status"))
+    assert "filter.mine.clean=" in " ".join(gitsafe.argv(repo, "add", raw=True))
 
 
 def test_external_diff_textconv_and_pager_are_off(tmp_path: Path) -> None:
@@ -201,6 +209,6 @@ def test_a_config_git_cannot_read_is_not_remembered_as_having_no_filters(tmp_pat
     config = repo / ".git" / "config"
     good = config.read_text()
     config.write_text(good + "[broken\n")
-    assert "filter.a.clean=" not in gitsafe.argv(repo, "status")
+    assert "filter.a.clean=" not in gitsafe.argv(repo, "add", raw=True)
     config.write_text(good + '[filter "a"]\n\tclean = cat\n')
-    assert "-c" in gitsafe.argv(repo, "status") and "filter.a.clean=" in gitsafe.argv(repo, "status")
+    assert "filter.a.clean=" in gitsafe.argv(repo, "add", raw=True)

@@ -96,7 +96,7 @@ def snapshot(r: Repo) -> tuple[str, list[str]]:
         while True:
             spec = "".join(f"{p}\0" for p in [".", *(f":(exclude,literal){x}" for x in excluded)])
             proc = r.run_git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=spec.encode(
-                "utf-8", "surrogateescape"), env=env)
+                "utf-8", "surrogateescape"), env=env, raw=True)  # the bytes on disk: what undo writes back
             if proc.returncode == 0:
                 break
             unusual = _NOT_ADDABLE.findall(to_text(proc.stderr))
@@ -105,7 +105,7 @@ def snapshot(r: Repo) -> tuple[str, list[str]]:
             for path in unusual:  # the index copy keeps what git last stored for it
                 excluded.append(path)
                 skipped.append(f"{path} (not a regular file or symlink: kept as last recorded)")
-        return to_text(r.git("write-tree", env=env)).strip(), skipped
+        return to_text(r.git("write-tree", env=env, raw=True)).strip(), skipped  # racy entries are re-read
     finally:
         tmp.unlink(missing_ok=True)
         Path(str(tmp) + ".lock").unlink(missing_ok=True)

@@ -5,9 +5,10 @@ git runs programs named by configuration and attributes: ``core.fsmonitor``, hoo
 (``.gitattributes`` picks them), external diff and textconv drivers, pagers, editors, credential and ssh
 helpers, signing programs, and all of that again in a nested repository it recurses into (an uninitialised
 submodule's directory may hold one a command made, with its own writable config). devagent runs git outside
-the sandbox, so no call may start any of them. The one exception is the developer's own approved commit, which
-runs their hooks and signing by design. This module is the single place that builds git calls; a test scans
-``tui/`` for any other.
+the sandbox, so no call may start any of them. The exceptions are the developer's own: their approved commit
+runs their hooks and signing by design, and a filter driver their own config defines (Git LFS) runs where git
+needs it for correct diffs and staging (never for checkpoints). This module is the single place that builds
+git calls; a test scans ``tui/`` for any other.
 """
 
 from __future__ import annotations
@@ -67,31 +68,37 @@ def _pairs(settings: tuple[tuple[str, str], ...]) -> list[str]:
     return out
 
 
-class _Drivers:
-    """Filter drivers defined in the config git sees from ``cwd``, blanked with -c; re-read when a file changes.
+def _blank(names: list[str]) -> tuple[tuple[str, str], ...]:
+    blanks = tuple((f"filter.{name}{suffix}", "") for name in names for suffix in _FILTER_KEYS)
+    return blanks + tuple((f"filter.{name}.required", "false") for name in names)
 
-    Attributes (repo content) choose which files go through which driver, and a clean or smudge filter runs on
-    ``git add``, ``git apply`` and status refreshes. Config files are the developer's, but the set is read
-    again whenever one of them (or a file it includes) changes, so a repo that is also $HOME cannot slip a
-    driver in between.
+
+class _Drivers:
+    """Filter drivers the config git sees from ``cwd`` defines, as -c settings that blank them; re-read when a
+    config file (or a file it includes) changes.
+
+    Attributes (repo content) choose which files go through which driver, and a clean or smudge filter runs
+    on ``git add``, ``git apply`` and status refreshes. A driver defined in a config file inside the work tree
+    (an include pointing there, a repository that is also $HOME) is the repository's: always blanked. One
+    from your own config (Git LFS, say) keeps diffs and staging right and runs, except where devagent needs
+    the bytes on disk exactly (``raw``: checkpoints, so that undo gives back what was there).
     """
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[list[str], tuple[object, ...], tuple[tuple[str, str], ...]]] = {}
+        self._cache: dict[str, tuple[list[str], tuple[object, ...], tuple[list[str], list[str]]]] = {}
 
-    def settings(self, cwd: Path | str) -> tuple[tuple[str, str], ...]:
+    def settings(self, cwd: Path | str, *, raw: bool = False) -> tuple[tuple[str, str], ...]:
         key = os.path.realpath(cwd)
         hit = self._cache.get(key)
-        if hit is not None and hit[1] == _signature(hit[0], key):
-            return hit[2]
-        found = _read_drivers(key)
-        if found is None:  # git could not list its config: nothing to cache (the call itself will fail too)
-            return ()
-        names, files = found
-        blanks = tuple((f"filter.{name}{suffix}", "") for name in names for suffix in _FILTER_KEYS)
-        blanks += tuple((f"filter.{name}.required", "false") for name in names)
-        self._cache[key] = (files, _signature(files, key), blanks)
-        return blanks
+        if hit is None or hit[1] != _signature(hit[0], key):
+            found = _read_drivers(key)
+            if found is None:  # git could not list its config: nothing to cache (the call itself will fail too)
+                return ()
+            every, repos, files = found
+            hit = (files, _signature(files, key), (every, repos))
+            self._cache[key] = hit
+        every, repos = hit[2]
+        return _blank(every if raw else repos)
 
 
 def _config_files() -> list[str]:
@@ -115,8 +122,19 @@ def _signature(files: list[str], cwd: str) -> tuple[object, ...]:
     return tuple(sig)
 
 
-def _read_drivers(cwd: str) -> tuple[list[str], list[str]] | None:
-    """(filter driver names, config files they came from or that include others) for ``cwd``; None if git failed."""
+def _in_work_tree(origin: str, cwd: str) -> bool:
+    """A config file git read lies in the work tree at ``cwd`` (outside its .git): commands could write it."""
+    if not origin.startswith("file:"):
+        return False  # the command line and the environment are the developer's
+    path = os.path.realpath(os.path.join(cwd, origin[5:]))
+    if os.path.commonpath([path, cwd]) != cwd:
+        return False
+    return os.path.relpath(path, cwd).split(os.sep)[0].lower() != ".git"
+
+
+def _read_drivers(cwd: str) -> tuple[list[str], list[str], list[str]] | None:
+    """(every filter driver, those defined in the work tree, the config files read) for ``cwd``; None if git
+    could not list its config."""
     argv = ["git", *_pairs(_NEUTRAL + _NO_HOOKS_OR_SIGNING), "config", "--list", "--show-origin", "-z"]
     try:
         proc = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
@@ -126,7 +144,8 @@ def _read_drivers(cwd: str) -> tuple[list[str], list[str]] | None:
     if proc.returncode != 0:
         return None
     out = proc.stdout.decode("utf-8", "surrogateescape")
-    names: list[str] = []
+    every: list[str] = []
+    repos: list[str] = []
     files: list[str] = []
     fields = out.split("\0")
     for origin, entry in zip(fields[0::2], fields[1::2]):
@@ -136,22 +155,23 @@ def _read_drivers(cwd: str) -> tuple[list[str], list[str]] | None:
         lower = key.lower()
         if lower.startswith("filter.") and lower.endswith(_FILTER_KEYS):
             name = key[len("filter."):key.rindex(".")]
-            if name not in names:
-                names.append(name)
+            every += [name] if name not in every else []
+            repos += [name] if _in_work_tree(origin, cwd) and name not in repos else []
         elif lower == "include.path" or (lower.startswith("includeif.") and lower.endswith(".path")):
             base = os.path.dirname(origin[5:]) if origin.startswith("file:") else cwd
             files.append(os.path.join(base, os.path.expanduser(value)))
-    return names, files
+    return every, repos, files
 
 
 _DRIVERS = _Drivers()
 
 
-def argv(cwd: Path | str, *args: str, hooks: bool = False) -> list[str]:
+def argv(cwd: Path | str, *args: str, hooks: bool = False, raw: bool = False) -> list[str]:
     """``git`` and its safe prefix, then ``args`` (which may start with the caller's own ``-c`` pairs).
 
     ``hooks``: the developer's approved commit (their hooks and signing run as configured, with their own
-    environment), and looking up where those hooks live.
+    environment), and looking up where those hooks live. ``raw``: no filter driver at all, not even the
+    developer's (a checkpoint stores the bytes on disk).
     """
     if hooks:
         return ["git", "--no-pager", *_pairs(_OWN_HOOKS), *args]
@@ -163,7 +183,8 @@ def argv(cwd: Path | str, *args: str, hooks: bool = False) -> list[str]:
         raise ValueError(f"git global option {args_list[i]!r}: only -c pairs may come before the subcommand")
     if i < len(args_list) and args_list[i] in _DIFF_LIKE:
         args_list[i + 1:i + 1] = _DIFF_OFF
-    return ["git", "--no-pager", *_pairs(_NEUTRAL + _NO_HOOKS_OR_SIGNING), *_pairs(_DRIVERS.settings(cwd)), *args_list]
+    drivers = _DRIVERS.settings(cwd, raw=raw)
+    return ["git", "--no-pager", *_pairs(_NEUTRAL + _NO_HOOKS_OR_SIGNING), *_pairs(drivers), *args_list]
 
 
 def environment(extra: Mapping[str, str] | None = None, *, hooks: bool = False) -> dict[str, str]:
@@ -175,9 +196,10 @@ def environment(extra: Mapping[str, str] | None = None, *, hooks: bool = False) 
 
 
 def run(cwd: Path | str, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None,
-        timeout: float = 120.0, hooks: bool = False, merge_stderr: bool = False) -> subprocess.CompletedProcess[bytes]:
+        timeout: float = 120.0, hooks: bool = False, raw: bool = False,
+        merge_stderr: bool = False) -> subprocess.CompletedProcess[bytes]:
     """Run git in ``cwd``; raises subprocess.TimeoutExpired and OSError like subprocess.run."""
-    return subprocess.run(argv(cwd, *args, hooks=hooks), cwd=cwd, input=input, stdout=subprocess.PIPE,
+    return subprocess.run(argv(cwd, *args, hooks=hooks, raw=raw), cwd=cwd, input=input, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, timeout=timeout,
                           env=environment(env, hooks=hooks), stdin=None if input is not None else subprocess.DEVNULL)
 

@@ -100,19 +100,22 @@ class Repo:
     # -- plumbing -------------------------------------------------------------------------------------------------
 
     def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool = True, timeout: float | None = None) -> bytes:
+            check: bool = True, timeout: float | None = None, raw: bool = False) -> bytes:
         """Run git in the work tree root; raise RepoError with git's message when it fails and ``check``."""
-        proc = self.run_git(*args, input=input, env=env, timeout=timeout)
+        proc = self.run_git(*args, input=input, env=env, timeout=timeout, raw=raw)
         if check and proc.returncode != 0:
             raise RepoError(f"git {' '.join(args[:2])} failed: {to_text(proc.stderr).strip()}")
         return proc.stdout
 
     def run_git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-                timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Run git and return the whole result without raising on its exit code (a hang raises RepoError)."""
+                timeout: float | None = None, raw: bool = False) -> subprocess.CompletedProcess[bytes]:
+        """Run git and return the whole result without raising on its exit code (a hang raises RepoError).
+
+        ``raw``: no filter driver runs, not even the developer's (see gitsafe.argv).
+        """
         limit = timeout or self.timeout
         try:
-            return gitsafe.run(self.root, *GIT_CONFIG, *args, input=input, env=env, timeout=limit)
+            return gitsafe.run(self.root, *GIT_CONFIG, *args, input=input, env=env, timeout=limit, raw=raw)
         except subprocess.TimeoutExpired:
             raise RepoError(f"git {args[0]} did not finish within {limit:.0f}s.",
                             "Check for a hung git process or a very large repository.") from None
