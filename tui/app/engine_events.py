@@ -80,7 +80,9 @@ class EngineEventsMixin:
         self.refresh_repo()
 
     def _on_checkpoint(self, event: Any) -> None:
-        self.main.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it")
+        missing = f"; not covered: {', '.join(event.not_covered)}" if event.not_covered else ""
+        self.main.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it"
+                                                  f"{missing}")
 
     def _on_error(self, event: Any) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from tui.core import gitsafe
+
 HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
 
 
@@ -34,10 +36,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _git_check() -> Check:
     try:
-        out = subprocess.run(["git", "--version"], capture_output=True, text=True, timeout=10)
+        out = gitsafe.run(Path.cwd(), "version", timeout=10)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check("git", False, f"git cannot run ({exc})", "Install git (apt-get install git) and put it on PATH.")
-    return Check("git", out.returncode == 0, out.stdout.strip() or out.stderr.strip(), "Reinstall git.")
+    text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()
+    return Check("git", out.returncode == 0, text, "Reinstall git.")
 
 
 def _repo_check() -> tuple[Check, Path | None]:

@@ -125,6 +125,7 @@ class Checkpointed(Event):
     type: ClassVar[str] = "checkpoint"
     ref: str
     label: str
+    not_covered: tuple[str, ...] = ()  # nested repositories, FIFOs...: what this checkpoint cannot restore
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core import gitsafe
 from tui.core import risk_tables as T
 from tui.core.shell_parse import ParsedCommand, parse
 
@@ -320,8 +321,7 @@ def literal_warnings(text: str) -> list[str]:
 
 def _git(repo: Path, *args: str) -> list[str]:
     try:
-        out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+        out = gitsafe.run_text(repo, *args, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []

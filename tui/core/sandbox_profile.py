@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core import gitsafe
 from tui.core.config import Config
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
@@ -137,8 +138,7 @@ def git_dirs(repo: Path) -> list[str]:
     if os.path.lexists(dotgit):
         found.append(str(dotgit))
     try:
-        out = subprocess.run(["git", "rev-parse", "--git-dir", "--git-common-dir"], cwd=repo,
-                             capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = gitsafe.run_text(repo, "rev-parse", "--git-dir", "--git-common-dir", timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return found
     if out.returncode == 0:
@@ -154,8 +154,8 @@ def _submodule_dotgits(repo: Path) -> list[str]:
     if not (repo / ".gitmodules").is_file():
         return []
     try:
-        out = subprocess.run(["git", "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"],
-                             cwd=repo, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = gitsafe.run_text(repo, "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$",
+                               timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return []
     found = []

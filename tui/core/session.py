@@ -7,11 +7,11 @@ needs the model server; ``connect()`` does, and may be retried.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
+from tui.core import gitsafe
 from tui.core.approval import Approver
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreachable
@@ -23,11 +23,10 @@ from tui.core.tools.base import ToolContext, ToolResult
 
 
 def git_common_dir(repo: Path) -> Path:
-    out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=repo,
-                         capture_output=True, text=True, timeout=10)
+    out = gitsafe.run(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
     if out.returncode != 0:
-        raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.strip()})")
-    return Path(out.stdout.strip())
+        raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.decode('utf-8', 'replace').strip()})")
+    return Path(out.stdout.decode("utf-8", "surrogateescape").strip())
 
 
 class Session:

@@ -12,6 +12,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.core import gitsafe
+from tui.core.paths import read_regular
 from tui.core.errors import ToolError
 from tui.core.testing.model import Suite
 from tui.core.testing.pysuite import python_suite
@@ -24,6 +26,7 @@ MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json
 _ROOT_TESTS = re.compile(r"^(?:tests?/(?:[^/]+/)*)?(test_[^/]*|[^/]*_test)\.py$")
 SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
 MAX_DEPTH = 3
+PROJECT_FILE_LIMIT = 2_000_000  # bytes of a package.json, pyproject.toml... read
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 SHELL_OPS = re.compile(r"[;&|<>`$()]")
 
@@ -31,9 +34,7 @@ SHELL_OPS = re.compile(r"[;&|<>`$()]")
 def list_files(repo: Path) -> list[str]:
     """Tracked and untracked-but-not-ignored files (fixtures and new projects may not be committed yet)."""
     try:
-        out = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=repo, capture_output=True, timeout=30
-        )
+        out = gitsafe.run(repo, "ls-files", "-co", "--exclude-standard", "-z", timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:
@@ -42,8 +43,9 @@ def list_files(repo: Path) -> list[str]:
 
 
 def _read(path: Path) -> str:
+    """A project file's text; "" when missing, a symlink, not a regular file (a FIFO would block) or unreadable."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular(path, PROJECT_FILE_LIMIT, follow=False).decode("utf-8", "replace")
     except OSError:
         return ""
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from tui.core.errors import ToolError
+from tui.core.errors import PathRefused, ToolError
+from tui.core.paths import read_bounded, remove_file
 from tui.core.testing import parsers
 from tui.core.testing.diagnose import diagnose
 from tui.core.testing.model import Suite, TestRun
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 TMP_DIR = ".devagent-tmp"  # reports go inside the repo: /tmp is private to the sandbox, .git is read-only
 TAIL_CHARS = 4000
+REPORT_LIMIT = 50_000_000  # bytes of a runner's report read back
 
 
 class Runner(Protocol):
@@ -160,10 +162,10 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
     """Structured report first, then the runner's stdout format, then the summary line."""
     base = plan.suite.cwd
     report_text = ""
-    if plan.report:
+    if plan.report:  # written by the sandboxed run: it may be a symlink or a FIFO by now
         try:
-            report_text = Path(plan.report).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            report_text = read_bounded(repo, plan.report, REPORT_LIMIT)[0].decode("utf-8", "replace")
+        except (OSError, PathRefused):
             report_text = ""
     kind = plan.suite.kind
     parsed = parsers.Parsed()
@@ -186,7 +188,10 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
 
 def cleanup(plan: Plan, repo: Path) -> None:
     if plan.report:
-        Path(plan.report).unlink(missing_ok=True)
+        try:
+            remove_file(repo, os.path.relpath(plan.report, repo))
+        except PathRefused:
+            pass  # .devagent-tmp became a symlink: nothing of devagent's is left to remove
     tmp = repo / TMP_DIR
     try:
         tmp.rmdir()

@@ -37,8 +37,10 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
 
 
 def _defines(path: Path, name: str) -> bool:
+    from tui.core.paths import read_regular
+
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
     except (OSError, SyntaxError, ValueError):
         return False
     for node in tree.body:
@@ -62,7 +64,7 @@ def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
             continue
         module = node.module.replace(".", "/")
         places = [here / f"{module}.py", repo / f"{module}.py", repo / "src" / f"{module}.py", here / module / "__init__.py"]
-        if any(p.is_file() and _defines(p, name) for p in places):
+        if any(_defines(p, name) for p in places):
             line = lines[node.lineno - 1]
             if "(" in line or "#" in line or "*" in line:
                 return ""

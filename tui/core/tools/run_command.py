@@ -105,6 +105,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
         parts.insert(1, python_line)
     if diff:
         parts.append("Changes it made in the working tree:\n" + bound(diff, budget // 2, "diff"))
+        if getattr(diff, "cut", False):
+            parts.append("(That diff is cut: the command changed more than devagent shows; see `git status`.)")
     ok = result.exit_code == 0 and not result.killed
     if not ok and proposal.kind == "python":
         parts.insert(1, failing_line(proposal.code or "", result.output or ""))
