@@ -21,7 +21,8 @@ from tui.core import risk_tables as T
 from tui.core.approval import Proposal
 from tui.core.config import Config
 from tui.core.errors import ConfigError
-from tui.core.risk import assess, command_labels, literal_warnings, loss_preview, where
+from tui.core.literal import literal_warnings
+from tui.core.risk import assess, command_labels, loss_preview, where
 from tui.core.shell_parse import ParsedCommand, parse
 
 # Hard-deny entries: name (what `unlock` lists) -> description.
@@ -217,7 +218,7 @@ class Policy:
         command = proposal.command or ""
         risk = assess(command, self.repo)
         proposal.risk, proposal.risk_reasons = risk.label, list(risk.reasons)
-        literal = literal_warnings(command)
+        literal = literal_warnings(command, command=True)
         proposal.warnings = literal + loss_preview(command, self.repo)
         proposal.policy, proposal.rule = self._decide(command, risk.commands, risk.label, bool(literal))
 

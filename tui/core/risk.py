@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -287,36 +286,7 @@ def assess(command: str, repo: Path) -> Risk:
     return Risk(labels[0], labels, lab.reasons, commands)
 
 
-# ---------------------------------------------------------------- literal warnings and loss previews
-
-_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e",
-         "\u200f", "\u061c"}
-_INVISIBLE = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
-
-
-def literal_warnings(text: str) -> list[str]:
-    """Characters that make what you see differ from what runs: control chars, bidi overrides, invisibles."""
-    warnings: list[str] = []
-    counts: dict[str, list[int]] = {}
-    for i, ch in enumerate(text):
-        code = ord(ch)
-        if ch in "\n\t":
-            continue
-        if ch in _BIDI:
-            kind = f"bidirectional override U+{code:04X} ({unicodedata.name(ch, '?')})"
-        elif ch in _INVISIBLE:
-            kind = f"invisible character U+{code:04X} ({unicodedata.name(ch, '?')})"
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
-            kind = f"control character U+{code:04X}" + (" (carriage return: can hide text)" if ch == "\r" else
-                                                       " (escape: terminal control sequence)" if ch == "\x1b" else "")
-        else:
-            continue
-        counts.setdefault(kind, []).append(i)
-    for kind, positions in counts.items():
-        where_ = ", ".join(str(p) for p in positions[:5]) + (" ..." if len(positions) > 5 else "")
-        warnings.append(f"{kind} at position {where_}")
-    return warnings
-
+# ---------------------------------------------------------------- loss previews
 
 def _git(repo: Path, *args: str) -> list[str]:
     try:
