@@ -120,6 +120,8 @@ def collect(args: argparse.Namespace) -> list[Check]:
     try:
         config = load_config(repo)
         sources = ", ".join(config.sources) or f"none (defaults; user config would be {user_config_path()})"
+        if config.repo_set:  # what the repository's own config changed (it may only tighten)
+            sources += "; the repo sets " + ", ".join(config.repo_set)
         checks.append(Check("config", True, sources))
     except ConfigError as err:
         config = Config()

@@ -3,8 +3,9 @@
 Rules are matched on the parsed command (program, subcommand, flags, path
 arguments relative to the repo), never on the raw string. Order of strength:
 hard deny (only `unlock` in the user config lifts it) > deny > ask > allow.
-A repo's own config can add denies and asks, and allow only low-risk
-commands; it can never loosen what the user or the hard-deny list denies.
+A repo's own config can add denies and asks; its allow rules auto-approve only
+what the built-in read-only defaults would, and its test command is always asked
+for. It can never loosen what the user or the hard-deny list denies.
 Without a working sandbox nothing is auto-approved.
 """
 
@@ -47,8 +48,6 @@ _RAW_HARD = [
     ("rm-root", re.compile(r"\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+)+(/|~|\$HOME)\s*($|[;&|])")),
     ("mkfs", re.compile(r"\bmkfs(\.\w+)?\b")),
 ]
-# Repo rules may auto-approve only commands this harmless.
-_REPO_ALLOW_LABELS = {"read-only", "writes-repo"}
 _ALLOW_WRAPPERS = {"env", "time", "command", "nice", "timeout", "stdbuf"}
 _SUBCOMMAND_PROGRAMS = {"git", "npm", "yarn", "pnpm", "cargo", "go", "pip", "pip3", "docker", "podman", "uv",
                         "poetry", "make", "just", "kubectl", "gh", "dotnet", "mvn", "gradle", "bundle", "rake",
@@ -186,6 +185,9 @@ class Policy:
         self.sandbox_active = sandbox_active
         self.sandbox_kind = sandbox_kind or ("bwrap" if sandbox_active else "none")
         self.repo = Path(os.path.realpath(repo))
+        unknown = sorted(set(config.unlock) - set(HARD_DENY))
+        if unknown:
+            raise ConfigError(f"unlock: unknown hard-deny name {unknown[0]!r}", "Names: " + ", ".join(HARD_DENY))
         self.unlocked = set(config.unlock)
         self.rules: dict[str, list[Rule]] = {
             "user": self._layer(config.user_rules, "user"),
@@ -199,8 +201,9 @@ class Policy:
                 for verdict in ("deny", "ask", "allow") for text in rules.get(verdict, [])]
 
     def _defaults(self) -> list[Rule]:
+        """Your own test command, with any arguments; a repo's test command is always asked for."""
         test = self.config.tests.command.strip()
-        if not test:
+        if not test or "tests.command" in self.config.repo_set:
             return []
         try:
             return [parse_rule(test + " *", "allow", "default", self.repo)]
@@ -268,17 +271,21 @@ class Policy:
             for rule in rules:
                 if rule.verdict == "allow" and _matches(rule, cmd, self.repo, labels):
                     return rule.describe()
-        for rule in self.rules["repo"]:
-            if rule.verdict == "allow" and set(labels) <= _REPO_ALLOW_LABELS and _matches(rule, cmd, self.repo, labels):
+        read_only = self._read_only_default(cmd, labels)
+        for rule in self.rules["repo"]:  # never more than the built-in read-only defaults
+            if rule.verdict == "allow" and read_only and _matches(rule, cmd, self.repo, labels):
                 return rule.describe()
-        if labels == ["read-only"] and cmd.program in T.READ_ONLY | {"git"} and not cmd.wrappers and \
-                not cmd.background and all(where(w, d, self.repo) in ("repo", "null") for w, d in cmd.positionals()):
+        if read_only:
             name = f"git {cmd.subcommand}" if cmd.program == "git" else cmd.program
             return f"default allow: read-only {name}"
         for rule in self.default_allow:
             if _matches(rule, cmd, self.repo, labels):
                 return f"default allow: test command {self.config.tests.command}"
         return None
+
+    def _read_only_default(self, cmd: ParsedCommand, labels: list[str]) -> bool:
+        return labels == ["read-only"] and cmd.program in T.READ_ONLY | {"git"} and not cmd.wrappers and \
+            not cmd.background and all(where(w, d, self.repo) in ("repo", "null") for w, d in cmd.positionals())
 
     # -- session rules --------------------------------------------------------------------------
 

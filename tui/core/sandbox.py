@@ -154,6 +154,9 @@ class Sandbox:
         if not argv:
             raise SandboxError("empty command")
         workdir = self._workdir(cwd)
+        if self.info.kind != "bwrap" and self.config.sandbox.mode == "bwrap":
+            raise SandboxError(f"sandbox.mode = \"bwrap\" requires bubblewrap, and it does not work here: "
+                               f"{self.info.detail}", "Nothing was run. Fix bubblewrap (see `devagent doctor`).")
         if self.info.kind != "bwrap":
             return argv, child_env(self.config, self._plain_home(), marker, env), workdir
         if self._gitdirs is None:
@@ -162,7 +165,7 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, env)
         bwrap = shutil.which("bwrap") or "bwrap"
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=secret_masks(self.config), writable=[w for w in writable if os.path.exists(w)])
+                          masks=secret_masks(self.config, self.repo), writable=[w for w in writable if os.path.exists(w)])
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + argv, host_env, self.repo
 
