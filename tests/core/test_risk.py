@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import git
 from tui.core.literal import literal_warnings
-from tui.core.risk import assess, loss_preview, parse
+from tui.core.loss_preview import loss_preview
+from tui.core.risk import assess, parse
 from tui.core.risk_tables import SEVERITY
 
 LABELS = [

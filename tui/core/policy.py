@@ -23,7 +23,8 @@ from tui.core.approval import Proposal
 from tui.core.config import Config
 from tui.core.errors import ConfigError
 from tui.core.literal import literal_warnings
-from tui.core.risk import assess, command_labels, loss_preview, where
+from tui.core.loss_preview import loss_preview
+from tui.core.risk import assess, command_labels, where
 from tui.core.shell_parse import ParsedCommand, parse
 
 # Hard-deny entries: name (what `unlock` lists) -> description.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -284,81 +283,3 @@ def assess(command: str, repo: Path) -> Risk:
     if len(labels) > 1 and "read-only" in labels:
         labels.remove("read-only")
     return Risk(labels[0], labels, lab.reasons, commands)
-
-
-# ---------------------------------------------------------------- loss previews
-
-def _git(repo: Path, *args: str) -> list[str]:
-    try:
-        out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
-
-
-def _paths_after(cmd: ParsedCommand, skip: int) -> list[str]:
-    return [w for w, _ in cmd.positionals()[skip:]]
-
-
-def _rm_preview(cmd: ParsedCommand, repo: Path, limit: int) -> list[str]:
-    """rm of ignored files: checkpoints cannot bring those back, so list them."""
-    paths = [w for w, d in cmd.positionals() if not d and where(w, False, repo) == "repo"]
-    if not paths:
-        return []
-    found = _git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "--", *paths)
-    if not found:
-        return []
-    lines = ["rm would delete ignored files that checkpoints do not cover:"]
-    lines += [f"  {line}" for line in found[:limit]]
-    if len(found) > limit:
-        lines.append(f"  ... and {len(found) - limit} more")
-    return lines
-
-
-def loss_preview(command: str, repo: Path, limit: int = 20) -> list[str]:
-    """What destructive git commands (and rm of ignored files) in ``command`` would throw away, before approval."""
-    try:
-        commands = parse(command)
-    except ValueError:
-        return []
-    lines: list[str] = []
-    for cmd in commands:
-        if cmd.program == "rm":
-            lines += _rm_preview(cmd, repo, limit)
-        if cmd.program != "git" or not cmd.positionals():
-            continue
-        flags, sub = cmd.flags(), cmd.subcommand
-        found: list[str] = []
-        title = ""
-        if sub == "clean" and not flags & {"-n", "--dry-run"}:
-            keep = [a for a in cmd.args[1:] if a.startswith("-") and a not in ("-f", "--force", "-i", "--interactive")]
-            keep = [a.replace("f", "") if not a.startswith("--") else a for a in keep]
-            keep = [a for a in keep if a not in ("-", "")]
-            found = _git(repo, "clean", "-n", *keep, "--", *_paths_after(cmd, 1))
-            title = "git clean would delete these untracked files"
-        elif sub == "reset" and flags & {"--hard", "--merge", "--keep"}:
-            found = _git(repo, "status", "--porcelain=v1", "--untracked-files=no")
-            title = "git reset --hard would discard uncommitted changes in"
-        elif (sub == "checkout" and ("--" in cmd.args or "." in _paths_after(cmd, 1) or flags & {"-f", "--force"})) \
-                or (sub == "restore" and not flags & {"--staged", "-S"}) \
-                or (sub == "switch" and flags & {"-f", "--force", "--discard-changes"}):
-            paths = [p for p in _paths_after(cmd, 1)] if "--" in cmd.args or sub == "restore" or "." in cmd.args else []
-            found = _git(repo, "diff", "--name-status", "--", *paths)
-            title = f"git {sub} would discard uncommitted changes in"
-        elif sub == "stash" and _paths_after(cmd, 1)[:1] in (["drop"], ["clear"]):
-            found = _git(repo, "stash", "list")
-            found = found[:1] if _paths_after(cmd, 1)[0] == "drop" else found
-            title = "git stash would delete"
-        elif sub == "branch" and "-D" in flags:
-            for branch in _paths_after(cmd, 1):
-                found += [f"{branch}: {c}" for c in _git(repo, "log", "--oneline", f"HEAD..{branch}", "--")]
-            title = "git branch -D would drop commits not on the current branch"
-        if found:
-            lines.append(f"{title}:")
-            lines += [f"  {line}" for line in found[:limit]]
-            if len(found) > limit:
-                lines.append(f"  ... and {len(found) - limit} more")
-        elif title:
-            lines.append(f"{title}: nothing (no matching changes right now)")
-    return lines
