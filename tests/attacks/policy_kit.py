@@ -8,6 +8,7 @@ does and also returns the peak RSS of the devagent process.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -17,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from tests.attacks.harness import SECRET, Run
 from tests.conftest import git, make_repo
@@ -183,3 +184,21 @@ def run_measured(cwd: Path, *args: str, url: str = "", timeout: float = 60,
 def stage(repo: Path, name: str, text: str) -> None:
     (repo / name).write_text(text)
     git(repo, "add", name)
+
+
+@contextlib.contextmanager
+def pids_net(limit: int = 1500) -> Iterator[list[str] | None]:
+    """A safety net for tests that start real fork bombs: a test-owned pids cgroup the whole test process
+    tree joins (argv prefix), so the machine survives even if devagent's own bound failed. None where
+    no such cgroup can be made (then tests use a gentle bomb)."""
+    from tui.core.sandbox_pids import PidsGroup, detect_bound
+
+    bound = detect_bound()
+    if bound.kind != "cgroup" or bound.parent is None:
+        yield None
+        return
+    group = PidsGroup(bound.parent, limit)
+    try:
+        yield group.wrap([])
+    finally:
+        group.remove()

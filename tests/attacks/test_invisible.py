@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from tests.attacks.harness import Attack, devagent
-from tests.attacks.policy_kit import hostile_repo, of_type, proposals, run_call, started
+from tests.attacks.policy_kit import hostile_repo, of_type, proposals, run_call
 from tests.ollama_server import Reply, ScriptedOllama
 
 HIDDEN = {
@@ -46,17 +46,37 @@ def server() -> Iterator[ScriptedOllama]:
         yield srv
 
 
-@pytest.mark.parametrize("name", sorted(HIDDEN))
-def test_hidden_character_in_a_command_asks_and_is_named(tmp_path: Path, server: ScriptedOllama, name: str) -> None:
-    char = HIDDEN[name]
-    repo = hostile_repo(tmp_path / "r", {})
+@pytest.fixture(scope="module")
+def hidden_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """One `devagent run --yes --json`: the scripted model proposes `cat README.md<char> app.py` for every char.
+
+    --yes approves what merely asks (a harmless cat), so one session carries them all; each test reads
+    its own proposal: it must have asked (never auto-approved) and named the character.
+    """
+    root = tmp_path_factory.mktemp("hidden")
+    repo = hostile_repo(root / "r", {})
+    user = root / "user.toml"
+    user.write_text("[model]\nmax_steps = 40\n")
     attack = Attack(repo)
-    run = attack.run_agent(server, "go", run_call(f"cat README.md{char} app.py"), yes=False)
+    with ScriptedOllama() as server:
+        server.push(*[Reply(tool_calls=[run_call(_command(c))]) for c in HIDDEN.values()], Reply("done"))
+        run = devagent(repo, "run", "--yes", "--json", "go", url=server.url, timeout=120,
+                       env={"DEVAGENT_CONFIG": str(user)})
     attack.check(run, allow_rc=(0,))
-    (proposal,) = proposals(run)
+    return {p["command"]: p for p in proposals(run)}
+
+
+def _command(char: str) -> str:
+    return f"cat README.md{char} app.py"
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN))
+def test_hidden_character_in_a_command_asks_and_is_named(hidden_run: dict[str, dict[str, Any]], name: str) -> None:
+    char = HIDDEN[name]
+    proposal = hidden_run[_command(char)]
     assert proposal["policy"] == "ask", (proposal["policy"], proposal["rule"])
+    assert proposal["rule"].startswith("hidden characters"), proposal["rule"]
     assert any(f"U+{ord(char):04X}" in w for w in proposal["warnings"]), proposal["warnings"]
-    assert not started(run)
 
 
 def test_tag_characters_in_model_text_are_escaped_in_text_mode(tmp_path: Path, server: ScriptedOllama) -> None:

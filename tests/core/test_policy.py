@@ -160,6 +160,20 @@ def test_remember_refuses_hard_denied_and_unparseable(repo: Path) -> None:
     assert policy.remember(Proposal(new_proposal_id(), "edit", "x", diff="")) == ""
 
 
+@pytest.mark.parametrize("approved, later", [
+    ("python3 -c 'print(1)'", "python3 -c 'import shutil; shutil.rmtree(\".\")'"),
+    ("bash -c 'echo hi'", "bash -c 'rm -rf src'"),
+    ("rm -rf build", "rm -rf src"),
+    ("cp a.txt /tmp/a.txt", "cp app.py /tmp/x"),
+    ("LC_ALL=C X=1 ls", "X=2 ls"),
+    ("git add a && rm -r build", "rm -r src"),
+])
+def test_remember_never_makes_code_or_deletion_similar(repo: Path, approved: str, later: str) -> None:
+    policy = Policy(config(), True, repo)
+    assert policy.remember(cmd(approved)) == ""
+    assert verdict(policy, later)[0] == "ask" and policy.session == []
+
+
 def test_session_rule_cannot_beat_a_user_deny(repo: Path) -> None:
     policy = Policy(config(user={"deny": ["git push *"]}), True, repo)
     policy.remember(cmd("git push origin main"))

@@ -63,6 +63,13 @@ def _sandbox_check(config: object) -> Check:
     return Check("sandbox", info.active, label, fix)
 
 
+def _process_check(config: object) -> Check:
+    from tui.core.sandbox_pids import detect_bound
+
+    limit = getattr(getattr(config, "limits", None), "max_processes", 0)
+    return Check("procs", True, f"at most {limit} processes per command: {detect_bound().detail}")
+
+
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
     from tui.core.errors import DevagentError
 
@@ -127,6 +134,7 @@ def collect(args: argparse.Namespace) -> list[Check]:
         config = Config()
         checks.append(Check("config", False, err.message, err.hint or "Fix the file named above."))
     checks.append(_sandbox_check(config))
+    checks.append(_process_check(config))
     checks.append(asyncio.run(_model_check(config, args)))
     return checks
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core import risk_tables as T
-from tui.core.shell_parse import ParsedCommand, parse
+from tui.core.shell_parse import ParsedCommand, parse, recursive_spawn
 
 
 @dataclass
@@ -53,6 +53,7 @@ class _Labeller:
         self.repo = repo
         self.labels: set[str] = set()
         self.reasons: list[str] = []
+        self.targets: list[str] = []  # every path word the command writes (for the hard-deny list)
 
     def add(self, label: str, reason: str) -> None:
         self.labels.add(label)
@@ -60,6 +61,7 @@ class _Labeller:
             self.reasons.append(reason)
 
     def target(self, word: str, dynamic: bool, what: str) -> None:
+        self.targets.append(word)
         place = where(word, dynamic, self.repo)
         if place == "repo":
             self.add("writes-repo", f"{what} {word}")
@@ -85,6 +87,9 @@ class _Labeller:
                 self.add("background", f"detaches a process ({wrapper})")
         if cmd.background:
             self.add("background", f"runs in the background: {cmd.text.strip()[:60]}")
+        for name in cmd.assigns:
+            if not T.SAFE_ASSIGN.fullmatch(name):
+                self.add("shell-exec", f"sets {name} for the command, which can make it load or run other code")
         if not cmd.program:
             self.add("shell-exec", "the program name is computed at run time")
             return
@@ -202,7 +207,7 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     sub = pos[0] if pos else ""
     rest = pos[1:]
     if sub in T.GIT_READ_ONLY or sub == "":
-        return True
+        return _git_read_options(lab, cmd, sub)
     if sub in ("branch", "tag", "remote", "stash", "worktree", "config", "reflog", "notes", "submodule"):
         listing = {"branch": not rest and not flags & {"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move",
                                                         "--set-upstream-to", "-u", "--unset-upstream", "--copy"},
@@ -250,6 +255,29 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     return False
 
 
+def write_targets(cmd: ParsedCommand, repo: Path) -> list[str]:
+    """The path words one simple command writes to (redirects, dd of=, tee/cp/mv targets...)."""
+    lab = _Labeller(repo)
+    lab.command(cmd)
+    return lab.targets
+
+
+def _git_read_options(lab: _Labeller, cmd: ParsedCommand, sub: str) -> bool:
+    """Read-only git, unless an option writes a file (--output) or runs a program (grep -O, --ext-diff)."""
+    quiet = True
+    args = iter(cmd.args)
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name in T.GIT_WRITES_OPTION:
+            lab.target(arg.split("=", 1)[1] if "=" in arg else next(args, ""), False, f"git {sub} --output writes")
+            quiet = False
+        runs = (*T.GIT_RUNS_OPTION.get(sub, ()), *T.GIT_RUNS_OPTION["*"])
+        if any(arg == o or (o == "-O" and arg.startswith("-O")) or arg.startswith(o + "=") for o in runs):
+            lab.add("shell-exec", f"git {sub} {name[:20]} runs another program")
+            quiet = False
+    return quiet
+
+
 def command_labels(cmd: ParsedCommand, repo: Path) -> list[str]:
     """Labels of one simple command (policy rules are matched per command)."""
     lab = _Labeller(repo)
@@ -271,12 +299,9 @@ def assess(command: str, repo: Path) -> Risk:
     lab = _Labeller(repo)
     for cmd in commands:
         lab.command(cmd)
-        if cmd.program == "function":
-            body = cmd.text
-            name = cmd.args[0] if cmd.args else ""
-            if name and re.search(re.escape(name) + r"\s*\|\s*" + re.escape(name), body):
-                lab.add("destructive", "defines a fork bomb")
-                lab.add("background", "function starts copies of itself")
+        if recursive_spawn(cmd):
+            lab.add("destructive", f"{cmd.function} starts copies of itself: a fork bomb")
+            lab.add("background", "function starts copies of itself")
     if not lab.labels:
         lab.add("read-only", "only reads")
     labels = _sorted(lab.labels)

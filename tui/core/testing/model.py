@@ -64,7 +64,7 @@ class TestRun:
     failures: list[Failure] = field(default_factory=list)
     output_tail: str = ""
     command: str = ""
-    killed: str = ""  # "" | timeout | idle | cancelled
+    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes
     parsed_from: str = ""  # junit | tap | go-json | jest-json | cargo | summary | none
 
     @property
