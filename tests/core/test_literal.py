@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from tui.core.literal import escape, hidden_kind, hidden_positions, literal_warnings, visible
 
 # Independent of literal.py's tables: what Unicode itself says is invisible, unprintable or look-alike.
-_NAMES = ("VARIATION SELECTOR", "HANGUL FILLER", "HANGUL CHOSEONG FILLER", "HANGUL JUNGSEONG FILLER", "GRAPHEME JOINER", "KHMER VOWEL INHERENT", "BRAILLE PATTERN BLANK",
+_NAMES = ("VARIATION SELECTOR", "HANGUL FILLER", "HANGUL CHOSEONG FILLER", "HANGUL JUNGSEONG FILLER",
+          "GRAPHEME JOINER", "KHMER VOWEL INHERENT", "BRAILLE PATTERN BLANK",
           "ZERO WIDTH", "MONGOLIAN VOWEL SEPARATOR", "INVISIBLE", "FUNCTION APPLICATION")
 
 

@@ -56,6 +56,10 @@ def _sandbox_check(config: object) -> Check:
 
     info = detect(config)  # type: ignore[arg-type]
     label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
+    if info.active:
+        from tui.core.sandbox_sockets import describe, socket_masks
+
+        label += "; " + describe(socket_masks([]))
     fix = "" if info.active else (
         "Install bubblewrap (apt-get install bubblewrap / dnf install bubblewrap) and make sure unprivileged "
         "user namespaces are allowed; set sandbox.mode = \"auto\" in your user config. Until then every command "

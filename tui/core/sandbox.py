@@ -27,6 +27,8 @@ from typing import Callable
 
 from tui.core import sandbox_procs as procs
 from tui.core.sandbox_pids import PidsBound, PidsGroup, detect_bound
+from tui.core.sandbox_sockets import socket_masks
+from tui.core.sandbox_status import StatusPipe
 from tui.core.config import Config
 from tui.core.errors import SandboxError
 from tui.core.sandbox_output import OutputBuffer
@@ -194,8 +196,10 @@ class Sandbox:
         writable = [os.path.realpath(os.path.expanduser(p)) for p in self.config.sandbox.writable]
         inner_env = child_env(self.config, SANDBOX_HOME, marker, env)
         bwrap = shutil.which("bwrap") or "bwrap"
+        writable = [w for w in writable if os.path.exists(w)]
+        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=secret_masks(self.config, self.repo), writable=[w for w in writable if os.path.exists(w)])
+                          masks=masks, writable=writable)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
@@ -252,6 +256,9 @@ class Sandbox:
         idle = limits.idle_timeout if idle_timeout is None else idle_timeout
         marker = secrets.token_hex(8)
         argv, host_env, workdir = self.build(command, network=network, cwd=cwd, env=env, marker=marker)
+        status = StatusPipe() if self.info.kind == "bwrap" else None
+        if status is not None:
+            argv[1:1] = status.flags()
         group = self._pids_group()
         if group is not None:
             argv = group.wrap(argv)
@@ -263,12 +270,16 @@ class Sandbox:
             transport, proto = await loop.subprocess_exec(
                 lambda: _Protocol(out), *(limited or argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=None if limited else self._preexec,
-                env=host_env, cwd=workdir)
+                env=host_env, cwd=workdir, pass_fds=(status.write_fd,) if status else ())
         except OSError as exc:
             if group is not None:
                 group.remove()
+            if status is not None:
+                status.close()
             raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}",
                                "Check that the program exists and is executable.") from None
+        if status is not None:
+            status.spawned()
         _grow_pipe(transport)
         run = _Run(transport, proto, marker, self.info.kind == "bwrap", group, limits.max_processes)
         self._runs.add(run)
@@ -287,6 +298,12 @@ class Sandbox:
             refused = group.refused() if group is not None else 0
             if group is not None:
                 group.remove()
+            if status is not None:
+                if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran():
+                    killed = "sandbox"
+                    out.add(b"\n[devagent: the sandbox (bubblewrap) could not be set up, so the command did not "
+                            b"run; see bwrap's message above and `devagent doctor`]\n")
+                status.close()
             if killed == "processes" or refused:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
