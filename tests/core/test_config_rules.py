@@ -253,3 +253,11 @@ def test_devagent_test_runs_a_repo_test_command_only_when_approved(tmp_path: Pat
         assert "sh -c 'echo ran > ran.txt'" in out.stdout + out.stderr and "Traceback" not in out.stderr
     out = devagent("--yes")
     assert (repo / "ran.txt").read_text() == "ran\n", out.stdout + out.stderr
+
+
+def test_docs_print_the_table_as_it_is() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "sandbox.md").read_text()
+    rows = [line for line in doc.splitlines() if line.startswith("| `") and line.count("|") == 4]
+    documented = {line.split("`")[1]: line.split("|")[2].strip() for line in rows}
+    assert {k: how for k, (how, _) in REPO_RULES.items()} == {k: v for k, v in documented.items() if k in REPO_RULES}
+    assert set(REPO_RULES) <= set(documented)
