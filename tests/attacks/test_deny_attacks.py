@@ -157,5 +157,9 @@ def test_approved_fork_bombs_are_stopped_by_the_process_bound(tmp_path: Path) ->
         run = run_bounded([*(net or []), sys.executable, "-m", "tui", "run", "--yes", "--json", "go"], repo, env, "", 90)
     attack.check(run, allow_rc=(0,))
     finished = of_type(run, "command_finished")
-    assert finished and all(f["killed"] == "processes" for f in finished), finished
-    assert all(f["duration"] < 15 for f in finished), finished
+    results = [r for r in of_type(run, "tool_result") if r.get("name") == "run_command"]
+    assert len(finished) == len(bombs) == len(results), (finished, results)
+    for done, result in zip(finished, results):
+        # killed at the limit, or it gave up by itself once the kernel refused its forks (dash exits then)
+        assert done["killed"] == "processes" or "forks refused" in result["output"], (done, result["output"][-300:])
+        assert "limits.max_processes" in result["output"] and done["duration"] < 15, done
