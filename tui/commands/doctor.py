@@ -68,10 +68,11 @@ def _sandbox_check(config: object) -> Check:
 
 
 def _process_check(config: object) -> Check:
-    from tui.core.sandbox_pids import detect_bound
+    from tui.core.sandbox import Sandbox
 
     limit = getattr(getattr(config, "limits", None), "max_processes", 0)
-    return Check("procs", True, f"at most {limit} processes per command: {detect_bound().detail}")
+    bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
+    return Check("procs", True, f"at most {limit} processes per command: {bound.detail}")
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:

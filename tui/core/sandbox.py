@@ -158,7 +158,7 @@ class Sandbox:
         self.repo = Path(os.path.realpath(repo))
         self.config = config
         self.info = info or detect(config)
-        self.bound = bound or detect_bound()
+        self.bound = bound or self._choose_bound()
         self._runs: set[_Run] = set()
         self._gitdirs: list[str] | None = None
         self._home: str | None = None
@@ -230,6 +230,13 @@ class Sandbox:
             soft, hard = _limit_pair(which, value)
             opts.append(f"--{name}={soft}:{hard}")
         return [prlimit, *opts, "--", *argv]
+
+    def _choose_bound(self) -> PidsBound:
+        """Unprivileged under bwrap, RLIMIT_NPROC in the user namespace is a kernel bound and costs nothing;
+        root ignores it, so root (or no bwrap) needs the pids cgroup, whose per-command join costs ms."""
+        if os.geteuid() != 0 and self.info.kind == "bwrap" and _PRLIMIT:
+            return PidsBound("rlimit", None, "RLIMIT_NPROC inside each command's user namespace, and a watchdog")
+        return detect_bound()
 
     def _pids_group(self) -> PidsGroup | None:
         """This run's pids cgroup; None means the watchdog bounds it (no cgroup here, or it could not be made)."""

@@ -11,6 +11,7 @@ kill). Threads count as tasks in a cgroup.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
@@ -124,6 +125,7 @@ class PidsGroup:
     """One command's pids cgroup: join it before exec, see refused forks, kill everything in it, remove it."""
 
     def __init__(self, parent: Path, limit: int) -> None:
+        sweep()
         self.path = parent / f"devagent-run-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.path.mkdir()
         (self.path / "pids.max").write_text(str(max(1, limit)))
@@ -155,8 +157,7 @@ class PidsGroup:
             (self.path / "cgroup.kill").write_text("1")
         except OSError:
             pass
-        end = time.monotonic() + 2.0
-        while time.monotonic() < end:
+        for _ in range(50):  # processes may fork while being killed: pass again until it is empty
             pids = self.pids()
             if not pids:
                 return
@@ -165,15 +166,33 @@ class PidsGroup:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            time.sleep(0.01)
 
     def remove(self) -> None:
+        """Kill what is left and remove the cgroup; one still draining (zombies not yet reaped) is removed
+        later, by the next command or at exit, so this never sleeps on the event loop."""
         self.kill()
-        for _ in range(50):
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.02)  # zombies still being reaped
+        _draining.append(self.path)
+        sweep()
+
+
+_draining: list[Path] = []
+
+
+def sweep() -> None:
+    """Remove the per-command cgroups that have emptied since their command ended."""
+    for path in list(_draining):
+        try:
+            path.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue  # still has tasks exiting: next time
+        _draining.remove(path)
+
+
+@atexit.register
+def _sweep_at_exit() -> None:
+    end = time.monotonic() + 1.0
+    while _draining and time.monotonic() < end:
+        sweep()
+        time.sleep(0.02)
