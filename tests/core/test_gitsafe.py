@@ -17,13 +17,15 @@ _SPAWNERS = {"run", "Popen", "call", "check_call", "check_output", "create_subpr
              "system", "execv", "execvp", "execvpe", "spawnv", "spawnvp", "getoutput", "getstatusoutput"}
 
 
-def _starts_git(node: ast.AST) -> bool:
+def _starts_git(node: ast.AST, shell: bool = True) -> bool:
+    """An argv whose first word is "git"; with ``shell``, also a command line "git ..." (a tuple of messages
+    such as ("git reset --hard would ...", lines) is not a command)."""
     if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
-        return _starts_git(node.elts[0])
+        return _starts_git(node.elts[0], shell=False)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value == "git" or node.value.startswith("git ")
+        return node.value == "git" or (shell and node.value.startswith("git "))
     if isinstance(node, ast.JoinedStr) and node.values:
-        return _starts_git(node.values[0])
+        return _starts_git(node.values[0], shell)
     return False
 
 
@@ -32,7 +34,7 @@ def git_invocations(source: str) -> list[int]:
     is "git..." (shell strings too), or GitPython opened directly."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and _starts_git(node.elts[0]):
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and _starts_git(node.elts[0], shell=False):
             found.append(node.lineno)
         elif isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")

@@ -11,7 +11,7 @@ from typing import Any
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.status_bar import StatusBar
-from tui.app.widgets.tool_call_line import one_line
+from tui.app.widgets.tool_call_line import literal_warnings, one_line
 
 
 class EngineEventsMixin:
@@ -33,7 +33,12 @@ class EngineEventsMixin:
         self.main.query_one(AgentPane).add_tokens(event.text)
 
     def _on_text_done(self, event: Any) -> None:
-        self.main.query_one(AgentPane).end_reply()
+        agent = self.main.query_one(AgentPane)
+        agent.end_reply()
+        hidden = literal_warnings(event.text)
+        if hidden:
+            agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
+                             "warning")
 
     def _on_tool_call(self, event: Any) -> None:
         self.main.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)

@@ -59,6 +59,10 @@ def _sandbox_check(config: object) -> Check:
 
     info = detect(config)  # type: ignore[arg-type]
     label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
+    if info.active:
+        from tui.core.sandbox_sockets import describe, socket_masks
+
+        label += "; " + describe(socket_masks([]))
     fix = "" if info.active else (
         "Install bubblewrap (apt-get install bubblewrap / dnf install bubblewrap) and make sure unprivileged "
         "user namespaces are allowed; set sandbox.mode = \"auto\" in your user config. Until then every command "
@@ -92,6 +96,14 @@ def _python_check(repo: Path | None, config: object) -> Check:
         return Check("python", False, detail + "; the sandbox cannot show it (under /tmp, not yours or not a "
                      "Python installation)", "Make the environment outside /tmp, or one you own.")
     return Check("python", True, detail)
+
+
+def _process_check(config: object) -> Check:
+    from tui.core.sandbox import Sandbox
+
+    limit = getattr(getattr(config, "limits", None), "max_processes", 0)
+    bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
+    return Check("procs", True, f"at most {limit} processes per command: {bound.detail}")
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
@@ -151,12 +163,15 @@ def collect(args: argparse.Namespace) -> list[Check]:
     try:
         config = load_config(repo)
         sources = ", ".join(config.sources) or f"none (defaults; user config would be {user_config_path()})"
+        if config.repo_set:  # what the repository's own config changed (it may only tighten)
+            sources += "; the repo sets " + ", ".join(config.repo_set)
         checks.append(Check("config", True, sources))
     except ConfigError as err:
         config = Config()
         checks.append(Check("config", False, err.message, err.hint or "Fix the file named above."))
     checks.append(_sandbox_check(config))
     checks.append(_python_check(repo, config))
+    checks.append(_process_check(config))
     checks.append(asyncio.run(_model_check(config, args)))
     return checks
 

@@ -2,10 +2,11 @@
 
 User config: ``$DEVAGENT_CONFIG`` or ``$XDG_CONFIG_HOME/devagent/config.toml``
 (default ``~/.config/devagent/config.toml``). Repo config: ``.devagent.toml`` at
-the repo root, else ``[tool.devagent]`` in ``pyproject.toml``. Policy rules are
-kept per layer (``user_rules`` / ``repo_rules``) because a repo must never be
-able to loosen what the user's config denies (core/policy.py enforces that).
-Every key is documented in the README's Configuration section.
+the repo root, else ``[tool.devagent]`` in ``pyproject.toml``. The repo is hostile
+input: what it may set, and how (only tighter), is one table in core/config_rules.py. Policy
+rules are kept per layer (``user_rules`` / ``repo_rules``) because a repo must never be able to
+loosen what the user's config denies (core/policy.py enforces that). Every key is documented in
+the README's Configuration section.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.core.config_rules import check_value, repo_view
 from tui.core.errors import ConfigError
 
 
@@ -55,6 +57,7 @@ class LimitsConfig:
     instructions_tokens: int = 300  # the repo's AGENTS.md sent with each request (0 = off; at most a quarter of the context)
     cpu_seconds: int = 600
     file_size_mb: int = 1024
+    max_processes: int = 1024  # processes (with a pids cgroup: tasks, threads included) one command may have
 
 
 @dataclass
@@ -118,6 +121,7 @@ class Config:
     user_rules: dict[str, list[str]] = field(default_factory=dict)  # [policy] allow/ask/deny from user config
     repo_rules: dict[str, list[str]] = field(default_factory=dict)  # [policy] from the repo
     unlock: list[str] = field(default_factory=list)  # hard-deny entries lifted (user config only)
+    repo_set: list[str] = field(default_factory=list)  # "section.key" the repo's config set (config_rules)
     sources: list[str] = field(default_factory=list)  # files read, for `devagent doctor`
 
 
@@ -179,6 +183,7 @@ def _apply(cfg: Config, data: dict[str, Any], origin: str) -> None:
             current = getattr(section, name)
             if current is not None and not _compatible(current, item):
                 raise ConfigError(f"{origin}: {key}.{name} should be {type(current).__name__}, got {item!r}")
+            check_value(f"{key}.{name}", item, origin)
             setattr(section, name, item)
 
 
@@ -191,14 +196,35 @@ def _compatible(current: Any, item: Any) -> bool:
 
 
 def _known_sections() -> str:
-    return "Known sections: " + ", ".join(f.name for f in dataclasses.fields(Config) if f.name not in (
-        "user_rules", "repo_rules", "unlock", "sources")) + ", policy"
+    return "Known sections: " + ", ".join(f.name for f in dataclasses.fields(Config) if f.name not in _NOT_SECTIONS) \
+        + ", policy"
+
+
+_NOT_SECTIONS = ("user_rules", "repo_rules", "unlock", "repo_set", "sources")
+
+
+def current_values(cfg: Config) -> dict[str, Any]:
+    """Every setting as "section.key" -> value (policy lists are the user's rules), for config_rules."""
+    values: dict[str, Any] = {}
+    for top in dataclasses.fields(Config):
+        section = getattr(cfg, top.name)
+        if top.name in _NOT_SECTIONS or not dataclasses.is_dataclass(section):
+            continue
+        for item in dataclasses.fields(section):
+            values[f"{top.name}.{item.name}"] = getattr(section, item.name)
+    for verdict in ("allow", "ask", "deny"):
+        values[f"policy.{verdict}"] = list(cfg.user_rules.get(verdict, []))
+    return values
 
 
 def _rules(data: dict[str, Any], origin: str) -> dict[str, list[str]]:
     policy = data.get("policy", {})
     if not isinstance(policy, dict):
         raise ConfigError(f"{origin}: [policy] must be a table")
+    unknown = sorted(set(policy) - {"allow", "ask", "deny"})
+    if unknown:
+        raise ConfigError(f"{origin}: unknown key policy.{unknown[0]}", "Known keys in [policy]: allow, ask, deny "
+                          "(unlock is a top-level key of your user config).")
     out: dict[str, list[str]] = {}
     for verdict in ("allow", "ask", "deny"):
         items = policy.get(verdict, [])
@@ -244,18 +270,16 @@ def load_config(repo: Path | None, user_path: Path | None = None) -> Config:
         _apply(cfg, data, str(path))
         cfg.user_rules = _rules(data, str(path))
         unlock = data.get("unlock", [])
-        cfg.unlock = list(unlock) if isinstance(unlock, list) else []
+        if not isinstance(unlock, list) or not all(isinstance(u, str) for u in unlock):
+            raise ConfigError(f"{path}: unlock must be a list of hard-deny names, e.g. unlock = [\"sudo\"]")
+        cfg.unlock = list(unlock)
         cfg.sources.append(str(path))
     data, origin = _repo_layer(repo)
     if origin:
-        # The repo may not widen the sandbox or lift hard denies.
-        if data.get("sandbox", {}).get("writable") or data.get("unlock"):
-            raise ConfigError(f"{origin}: sandbox.writable and unlock may only be set in your user config")
-        if data.get("sandbox", {}).get("mode") == "none":
-            raise ConfigError(f"{origin}: a repo cannot turn the sandbox off; set sandbox.mode in your user config")
-        _check_project(data.get("project", {}), origin, repo=True)
+        allowed, cfg.repo_set = repo_view(current_values(cfg), data, origin)  # a repo may only tighten
+        _check_project(allowed.get("project", {}), origin, repo=True)
         user_env = dict(cfg.project.env)
-        _apply(cfg, data, origin)
+        _apply(cfg, allowed, origin)
         cfg.project.env = {**cfg.project.env, **user_env}  # merged; on a clash the developer's value wins
         cfg.repo_rules = _rules(data, origin)
         cfg.sources.append(origin)

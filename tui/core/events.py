@@ -116,7 +116,7 @@ class CommandFinished(Event):
     id: str
     exit_code: int | None
     duration: float
-    killed: str = ""  # "" | timeout | idle | cancelled
+    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes (past limits.max_processes)
     dropped_bytes: int = 0
 
 

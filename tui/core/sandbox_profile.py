@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tui.core import gitsafe
 from tui.core.config import Config
+from tui.core.errors import ConfigError
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
 SECRET_PATHS: tuple[str, ...] = (
@@ -71,6 +72,9 @@ def _probe(bwrap: str) -> str:
 def detect(config: Config) -> SandboxInfo:
     """bwrap exists AND runs a trivial command under the full profile. Cached per process."""
     mode = config.sandbox.mode
+    if mode not in ("auto", "bwrap", "none"):
+        raise ConfigError(f"sandbox.mode = {mode!r} is not one of auto, bwrap, none",
+                          "An unknown mode is an error, never a fallback to no sandbox.")
     bwrap = shutil.which("bwrap") or ""
     key = (mode, bwrap)
     if key in _detected:
@@ -78,9 +82,6 @@ def detect(config: Config) -> SandboxInfo:
     if mode == "none":
         info = SandboxInfo("none", False, "SANDBOX OFF: sandbox.mode = \"none\" in your config. Commands run "
                            "directly on your machine; every command needs your approval.")
-    elif mode not in ("auto", "bwrap"):
-        info = SandboxInfo("none", False, f"SANDBOX OFF: unknown sandbox.mode {mode!r} (use auto, bwrap or none); "
-                           "every command needs your approval.")
     elif not bwrap:
         info = SandboxInfo("none", False, "SANDBOX OFF: bubblewrap (bwrap) is not installed. Commands run directly "
                            "on your machine; every command needs your approval. Install it: apt-get install "
@@ -114,12 +115,15 @@ def _pw_home() -> str:
         return ""
 
 
-def secret_masks(config: Config) -> list[tuple[str, bool]]:
-    """(path, is_dir) for every existing secret path, plus its real path when it is a symlink."""
+def secret_masks(config: Config, base: Path | None = None) -> list[tuple[str, bool]]:
+    """(path, is_dir) for every existing secret path, plus its real path when it is a symlink.
+
+    Relative ``sandbox.mask`` entries are relative to ``base`` (the repo), not to wherever devagent started.
+    """
     candidates: list[str] = []
     for home in home_dirs():
         candidates += [str(home / name) for name in SECRET_PATHS]
-    candidates += [os.path.expanduser(p) for p in config.sandbox.mask]
+    candidates += [os.path.join(base or os.getcwd(), os.path.expanduser(p)) for p in config.sandbox.mask]
     masks: list[tuple[str, bool]] = []
     seen: set[str] = set()
     for path in candidates:

@@ -218,6 +218,12 @@ class Session:
 
         limit = self.config.tests.fix_attempts if limit is None else limit
         repo = Repo(self.repo)
+        if not await self._approve_repo_test_command():
+            from tui.core.testing.fixloop import FixLoopResult
+
+            self.emit(Notice("fix loop: the repository's own test command was not approved, so nothing ran",
+                             "warning"))
+            return FixLoopResult("declined", 0)
 
         async def run() -> Any:
             test_run = await run_tests(self.repo, self.config, selection, suite, runner=self.sandbox,
@@ -235,6 +241,23 @@ class Session:
             return done.reason in ("complete", "limit") and after != before
 
         return await FixLoop(run, ask_fix, limit, self.emit).run()
+
+    async def _approve_repo_test_command(self) -> bool:
+        """A test command from the repo's config runs only once you approve it, shown literally."""
+        if "tests.command" not in self.config.repo_set:
+            return True
+        from tui.core.approval import Proposal, new_proposal_id
+        from tui.core.events import DecisionMade, ProposalCreated
+
+        command = self.config.tests.command
+        proposal = Proposal(id=new_proposal_id(), kind="command", tool="run_tests", command=command,
+                            summary=f"the repository's test command (tests.command): {command}")
+        self.policy.evaluate(proposal)
+        self.emit(ProposalCreated(proposal))
+        decision = await self.approver.decide(proposal) if proposal.policy != "deny" else None
+        if decision is not None:
+            self.emit(DecisionMade(proposal.id, decision.action, decision.reason, decision.by))
+        return decision is not None and decision.approved
 
     async def close(self) -> None:
         try:

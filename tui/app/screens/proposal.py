@@ -39,13 +39,14 @@ def describe(proposal: Any) -> Text:
     for reason in proposal.risk_reasons:
         text.append("    risk: ", style="bold")
         text.append(visible(reason) + "\n")
-    for warning in list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal))])):
+    command = proposal.kind == "command"
+    for warning in list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal), command)])):
         text.append("       ⚠ ", style="bold red")
         text.append(visible(warning) + "\n", style="red")
     body = proposal_text(proposal)
     if body and body != proposal.summary:
         text.append("\n")
-        text.append(visible(body) + "\n", style="bold")
+        text.append(visible(body, command) + "\n", style="bold")
     if proposal.diff:
         text.append("\n")
         for line in visible(proposal.diff).splitlines():

@@ -67,7 +67,7 @@ class TestRun:
     failures: list[Failure] = field(default_factory=list)
     output_tail: str = ""
     command: str = ""
-    killed: str = ""  # "" | timeout | idle | cancelled
+    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes
     parsed_from: str = ""  # junit | unittest | tap | go-json | jest-json | cargo | summary | none
     status: str = "ran"  # ran | collection_error | not_started | no_tests | no_counts | killed (testing/diagnose.py)
     problem: str = ""  # when it did not simply run: the first error line
