@@ -1,7 +1,7 @@
 """Where devagent keeps GGUF model files, and which ones are there.
 
 Used to fall back to the embedded backend when no Ollama server is reachable but a
-model file is configured or cached (scripts/fetch-test-model fills the same directory).
+model file is configured or cached (`devagent models pull` and scripts/fetch-test-model fill it).
 """
 
 from __future__ import annotations
