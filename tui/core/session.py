@@ -18,6 +18,7 @@ from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreacha
 from tui.core.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.llm.base import ModelInfo, ToolCall
+from tui.core.llm.modelcache import embedded_route_hint
 from tui.core.store import Store, default_store_path
 from tui.core.tools.base import ToolContext, ToolResult
 
@@ -120,6 +121,9 @@ class Session:
                 self.info = await self.backend.connect(self.requested_model)
             except ServerUnreachable as err:
                 if not await self._fall_back_to_embedded(err):
+                    route = embedded_route_hint(self.config.model.model_file) if self._backend_choice is None else ""
+                    if route and route not in err.hint:
+                        err.hint = f"{err.hint}\n{route}".strip()
                     self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
                     raise
             except ModelError as err:
@@ -155,6 +159,17 @@ class Session:
         self._watch_progress()
         self.info = await self.backend.connect(None)
         return True
+
+    async def use_model_file(self, path: Path) -> ModelInfo:
+        """Switch to the embedded backend running ``path`` (a model just downloaded) and connect to it."""
+        from tui.core.llm.factory import make_backend
+
+        async with self._connect_lock:
+            await self.backend.close()
+            self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
+            self._backend_choice = "embedded"
+            self._watch_progress()
+        return await self.connect()
 
     def _build_agent(self) -> None:
         from tui.core.agent import Agent
