@@ -37,6 +37,9 @@ class Session:
         self.agent: Any = None
         self.info: ModelInfo | None = None
         self._connect_lock = asyncio.Lock()
+        self._warm_task: asyncio.Task[None] | None = None
+        self._warm_started = False
+        self.warmup: dict[str, Any] = {}  # the last warm-up's outcome: ok, seconds, the server's figures
 
     @classmethod
     async def open(cls, repo: Path, config: Config, *, approver: Approver, emit: Emit, resume: str | None = None,
@@ -133,6 +136,7 @@ class Session:
             self.emit(ServerStatus("connected", host, self.info.name))
             self.store.touch(self.session_id, model=self.info.name)
             self._build_agent()
+            self._start_warmup()
             return self.info
 
     def _watch_progress(self) -> None:
@@ -160,16 +164,40 @@ class Session:
         self.info = await self.backend.connect(None)
         return True
 
-    async def use_model_file(self, path: Path) -> ModelInfo:
-        """Switch to the embedded backend running ``path`` (a model just downloaded) and connect to it."""
-        from tui.core.llm.factory import make_backend
+    def _start_warmup(self) -> None:
+        """Warm the server's prompt cache with the conversation so far (the system prompt at first) while
+        the developer types: the first answer then starts without re-reading it. In the background; a
+        prompt that arrives before it started cancels it, one that arrives while it runs waits for it."""
+        warm = getattr(self.backend, "warm", None)
+        if warm is None or self.agent is None or (self._warm_task is not None and not self._warm_task.done()):
+            return
+        self._warm_started = False
+        self._warm_task = asyncio.create_task(self._warm_up(warm), name="devagent-warm-up")
 
-        async with self._connect_lock:
-            await self.backend.close()
-            self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
-            self._backend_choice = "embedded"
-            self._watch_progress()
-        return await self.connect()
+    async def _warm_up(self, warm: Any) -> None:
+        import time
+
+        from tui.core import context
+
+        self._warm_started = True
+        agent = self.agent
+        schemas = [t.schema() for t in agent.tools.values()] if agent.native_tools else None
+        reserve = min(1024, agent.limit // 4)
+        fits = context.estimate_tokens(self.messages, schemas) <= agent.limit - reserve
+        messages = self.messages if fits else self.messages[:1]
+        started = time.monotonic()
+        try:
+            figures = await warm(context.wire(messages), schemas, num_ctx=agent.limit)
+        except ModelError as err:  # harmless: the first request reads the prompt itself
+            self.warmup = {"ok": False, "error": err.message, "seconds": time.monotonic() - started}
+            return
+        self.warmup = {"ok": True, "messages": len(messages), "seconds": time.monotonic() - started, **figures}
+
+    async def _stop_warmup(self) -> None:
+        task, self._warm_task = self._warm_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     def _build_agent(self) -> None:
         from tui.core.agent import Agent
@@ -187,6 +215,8 @@ class Session:
     async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
         if self.agent is None:
             await self.connect()
+        if self._warm_task is not None and not self._warm_started:
+            await self._stop_warmup()  # the prompt came first: the warm-up would only delay it
         self.store.touch(self.session_id, title=prompt)
         return await self.agent.run_turn(prompt, verify)
 
@@ -254,6 +284,7 @@ class Session:
 
     async def close(self) -> None:
         try:
+            await self._stop_warmup()
             self.sandbox.kill_all()
         finally:
             try:
