@@ -29,14 +29,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_common import isolate_env, scenario, skipped, small_repo, table, write_json  # noqa: E402
 
+COUNTERS = [
+    ("words", "whitespace-separated", "part"), ("digits", "tokens made of digits", "part.isdigit()"),
+    ("capitals", "tokens starting upper-case", "part[:1].isupper()"),
+    ("long_words", "seven letters or more", "len(part) >= 7"), ("short_words", "three or fewer", "len(part) <= 3"),
+    ("questions", "tokens ending in ?", "part.endswith('?')"), ("urls", "tokens with ://", "'://' in part"),
+    ("hashtags", "tokens starting with #", "part.startswith('#')"),
+    ("mentions", "tokens starting with @", "part.startswith('@')"),
+    ("emails", "tokens with @ and a dot", "'@' in part and '.' in part"),
+    ("numbers", "tokens that parse as numbers", "part.replace('.', '', 1).isdigit()"),
+    ("snake_case", "tokens with an underscore", "'_' in part"), ("dashed", "tokens with a dash", "'-' in part"),
+    ("dotted", "tokens with a dot", "'.' in part"), ("upper", "all upper-case", "part.isupper()"),
+    ("lower", "all lower-case", "part.islower()"), ("titles", "title-case tokens", "part.istitle()"),
+]  # util.py is long enough (~1,500 tokens) that the turn overflows the 4,096-token context
 FILES = {
     "README.md": "# textkit\n\nSmall text helpers: slugs, titles and word counts.\n",
     "text.py": ('"""Text helpers."""\n\nimport re\n\n\ndef slugify(title: str) -> str:\n'
                 '    """Lower-case words joined by dashes."""\n    words = re.findall(r"[a-z0-9]+", title.lower())\n'
                 '    return "-".join(words)\n\n\ndef title_case(text: str) -> str:\n'
                 '    return " ".join(w.capitalize() for w in text.split())\n'),
-    "util.py": ('"""Counting helpers."""\n\n\ndef word_count(text: str) -> int:\n    return len(text.split())\n\n\n'
-                'def longest_word(text: str) -> str:\n    return max(text.split(), key=len, default="")\n'),
+    "util.py": '"""Counting helpers."""\n' + "".join(
+        f'\n\ndef count_{name}{tail}(text: str) -> int:\n    """How many {name} the text has ({what})."""\n'
+        f'    return sum(1 for part in text{".strip()" if tail else ""}.split() if {test})\n'
+        for tail in ("", "_stripped") for name, what, test in COUNTERS),
     "test_text.py": ("from text import slugify\n\n\ndef test_slugify():\n"
                      "    assert slugify('Hello World') == 'hello-world'\n"),
 }

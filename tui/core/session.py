@@ -184,7 +184,7 @@ class Session:
         schemas = [t.schema() for t in agent.tools.values()] if agent.native_tools else None
         reserve = min(1024, agent.limit // 4)
         fits = context.estimate_tokens(self.messages, schemas) <= agent.limit - reserve
-        messages = self.messages if fits else self.messages[:1]
+        messages = list(self.messages if fits else self.messages[:1])  # a prompt may be appended meanwhile
         started = time.monotonic()
         try:
             figures = await warm(context.wire(messages), schemas, num_ctx=agent.limit)
