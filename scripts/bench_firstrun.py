@@ -131,7 +131,19 @@ async def cache_share(repo: Path, model_file: Path, delay: float) -> dict[str, A
     processed = sum(int(t.get("prompt_n") or 0) for t in log)
     return {"requests": len(log), "cache_n": cached, "prompt_n": processed, "seconds": seconds,
             "share": cached / (cached + processed) if cached + processed else None, "reason": done.reason,
-            "per_request": [(t.get("cache_n"), t.get("prompt_n")) for t in log]}
+            "reprocessed": reprocessed(log),
+            "per_request": [(t.get("cache_n"), t.get("prompt_n"), t.get("predicted_n")) for t in log]}
+
+
+def reprocessed(log: list[dict[str, Any]]) -> int:
+    """Tokens the server had in its cache after one request but processed again in the next (0 is ideal):
+    a request can reuse at most what the previous one read and wrote; what it does not reuse was re-read."""
+    total = 0
+    for before, after in zip(log, log[1:]):
+        reusable = sum(int(before.get(k) or 0) for k in ("cache_n", "prompt_n", "predicted_n"))
+        total += max(0, min(reusable, int(after.get("cache_n") or 0) + int(after.get("prompt_n") or 0))
+                     - int(after.get("cache_n") or 0))
+    return total
 
 
 def main() -> int:
@@ -176,8 +188,11 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                  [turn["share"]] if turn["share"] is not None else None, None, unit="share", target=">= 0.85",
                  target_ok=lambda r: r["devagent"]["median"] >= 0.85,
                  notes=f"{turn['requests']} requests, cache_n {turn['cache_n']}, prompt_n {turn['prompt_n']}, "
-                       f"{turn['seconds']:.0f} s, {turn['reason']}; per request {turn['per_request']}",
-                 extra=turn),
+                       f"{turn['seconds']:.0f} s, {turn['reason']}; per request (cache_n, prompt_n, predicted_n) "
+                       f"{turn['per_request']}", extra=turn),
+        scenario("firstrun-reread", "Cached tokens read again (turn)", [float(turn["reprocessed"])], None,
+                 unit="tokens", target="0 (a stable prefix)", target_ok=lambda r: r["devagent"]["median"] == 0,
+                 notes="what a request could have reused from the previous one but processed again"),
     ]
 
 
