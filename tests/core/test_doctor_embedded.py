@@ -53,3 +53,20 @@ def test_with_a_server_the_embedded_route_is_optional(repo: Path, ollama_server:
     assert "ok    model" in out and "--    embedded" in out
     assert "to set it up: devagent models pull qwen2.5-coder-1.5b" in out
     assert "FAIL  embedded" not in out and (code == 0 or "FAIL  sandbox" in out)
+
+
+def test_review_and_commit_with_no_server_say_what_to_run(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import git
+
+    monkeypatch.setenv("OLLAMA_HOST", _down())
+    (repo / "b.py").write_text("x = 1\n")
+    git(repo, "add", "b.py")
+    monkeypatch.chdir(repo)
+    assert main(["review", "--staged"]) == 0
+    out = capsys.readouterr().out
+    assert "no model review" in out and "devagent models pull qwen2.5-coder-1.5b" in out
+    assert main(["commit", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "message from fallback" in out and "devagent models pull qwen2.5-coder-1.5b" in out
+    assert "b.py" in git(repo, "show", "--stat", "HEAD")

@@ -67,3 +67,11 @@ def embedded_route_hint(configured: str = "") -> str:
     if not steps:
         return ""
     return "Or run a model inside devagent, with no server: " + "; then ".join(steps) + "."
+
+
+def unreachable_note(exc: BaseException) -> str:
+    """For one-line messages about a missing server: ' ' + what to run for a model with no server, or ''."""
+    from tui.core.errors import ServerUnreachable
+
+    route = embedded_route_hint() if isinstance(exc, ServerUnreachable) else ""
+    return f" {route}" if route else ""
