@@ -88,6 +88,7 @@ class Meter:
         self.samples: deque[tuple[float, int]] = deque(maxlen=50)
         self.last = 0.0
         self.message = ""
+        self.stage = ""  # the last stage reported: a new one is always reported
 
     def speed(self) -> float:
         if len(self.samples) < 2:
@@ -101,8 +102,8 @@ class Meter:
         while self.samples and now - self.samples[0][0] > 5.0:
             self.samples.popleft()
         self.samples.append((now, done))
-        if self.on_progress is not None and (force or now - self.last >= 0.1):
-            self.last = now
+        if self.on_progress is not None and (force or stage != self.stage or now - self.last >= 0.1):
+            self.last, self.stage = now, stage
             self.on_progress(Progress(stage, done, max(self.total, done) if self.total else 0, self.speed(),
                                       self.message))
 
