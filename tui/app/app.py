@@ -426,8 +426,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
-        if self.quitting:
-            return  # the session is closing; its last notices have nowhere to go
+        if self.quitting or not self.screen_stack:
+            return  # the session is closing (or the app is torn down): its last events have nowhere to go
         event = message.event
         handler = getattr(self, f"_on_{event.type}", None)
         if handler is not None:
