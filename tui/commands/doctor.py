@@ -1,8 +1,10 @@
 """`devagent doctor`: is everything devagent relies on here and working? Each problem comes with what to do.
 
 Checks the sandbox (bwrap present AND working), git and the repository, the
-config files read, the project's Python (which one and why), and whether the model server answers. Exit code 0 when all
-is well, 1 when anything needs attention.
+config files read, the project's Python (which one and why), whether the model server answers,
+and the embedded route (the llama.cpp runtime and a cached GGUF model: a working model with no
+server). Exit code 0 when all is well, 1 when anything needs attention; the embedded route is
+a problem only when no model server answers either.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    optional: bool = False  # not ok is worth saying, but not a problem
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -153,6 +156,33 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
                      "Start Ollama (`ollama serve`) or point --host / OLLAMA_HOST / model.host at your server.")
 
 
+def _embedded_check(config: object, args: argparse.Namespace) -> Check:
+    """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
+    from tui.core.llm.download import size_text
+    from tui.core.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
+
+    configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")
+    runtime = runtime_installed()
+    path = resolve_model_file(configured)
+    have = path is not None and path.is_file()
+    detail = ("llama.cpp runtime (xllamacpp) installed" if runtime else "llama.cpp runtime (xllamacpp) NOT installed")
+    detail += f"; model {path.name} ({size_text(path.stat().st_size)})" if have and path else (
+        f"; no model file {'at ' + str(path) if path else 'in ' + str(model_dir())}")
+    fix = embedded_route_hint(configured).removeprefix("Or run a model inside devagent, with no server: ")
+    return Check("embedded", runtime and have, detail, fix)
+
+
+def _combine(model: Check, embedded: Check) -> None:
+    """No server but the embedded route works: devagent will use it, so that is not a problem (and vice versa).
+
+    With neither, both stay problems: the embedded line says what to run for a model with no server."""
+    if not model.ok and embedded.ok and "embedded" not in model.detail:
+        model.ok = True
+        model.detail += f" -- devagent will run the embedded model instead ({embedded.detail.rsplit('model ', 1)[-1]})"
+    elif model.ok and not embedded.ok:
+        embedded.optional = True
+
+
 def collect(args: argparse.Namespace) -> list[Check]:
     from tui.core.config import Config, load_config, user_config_path
     from tui.core.errors import ConfigError
@@ -172,21 +202,25 @@ def collect(args: argparse.Namespace) -> list[Check]:
     checks.append(_sandbox_check(config))
     checks.append(_python_check(repo, config))
     checks.append(_process_check(config))
-    checks.append(asyncio.run(_model_check(config, args)))
+    model = asyncio.run(_model_check(config, args))
+    embedded = _embedded_check(config, args)
+    _combine(model, embedded)
+    checks += [model, embedded]
     return checks
 
 
 def render(checks: list[Check], out: TextIO) -> None:
     out.write("devagent doctor\n")
     for check in checks:
-        out.write(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name:<8} {check.detail}\n")
+        mark = "ok  " if check.ok else ("--  " if check.optional else "FAIL")
+        out.write(f"  {mark}  {check.name:<8} {check.detail}\n")
         if not check.ok and check.fix:
-            out.write(f"        {'':<8} fix: {check.fix}\n")
-    problems = sum(not c.ok for c in checks)
+            out.write(f"        {'':<8} {'to set it up' if check.optional else 'fix'}: {check.fix}\n")
+    problems = sum(not c.ok and not c.optional for c in checks)
     out.write("all good\n" if not problems else f"{problems} problem{'s' if problems > 1 else ''} found\n")
 
 
 def run(args: argparse.Namespace) -> int:
     checks = collect(args)
     render(checks, sys.stdout)
-    return 0 if all(c.ok for c in checks) else 1
+    return 0 if all(c.ok or c.optional for c in checks) else 1

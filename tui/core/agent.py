@@ -112,6 +112,7 @@ class Agent:
         self.native_tools = info.supports_tools and native != "off" and (
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
+        self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
 
     # -- conversation ---------------------------------------------------------------------------
     def _append(self, message: dict[str, Any]) -> None:
@@ -416,7 +417,7 @@ class Agent:
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
-        messages, used, trimmed = context.fit(self.messages, self.limit, reserve, schemas)
+        messages, used, trimmed = self.fitter.fit(self.messages, self.limit, reserve, schemas)
         self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
@@ -427,7 +428,7 @@ class Agent:
             calls: list[ToolCall] = []
             try:
                 stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
-                                                  num_ctx=context.num_ctx_for(used, reserve, self.limit))
+                                                  num_ctx=self.limit)  # one size: a new num_ctx reloads the model
                 async for chunk in stream:
                     if chunk.text:
                         parts.append(chunk.text)

@@ -29,7 +29,7 @@ from tui.core.llm.base import Deadlines, ModelInfo
 from tui.core.llm.openai_compat import OpenAICompatBackend
 
 INSTALL_HINT = "Install the embedded runtime: pip install -e '.[embedded]'  (or: pip install xllamacpp)"
-FETCH_HINT = "Get a model with scripts/fetch-test-model, or point model.model_file / --model-file at a .gguf file."
+FETCH_HINT = "Get one with `devagent models pull qwen2.5-coder-1.5b`, or point model.model_file / --model-file at a .gguf file."
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class EmbeddedServer:
                 await asyncio.sleep(0.1)
         self._report("failed", 0.0, "timed out")
         raise ModelError(f"The embedded model did not become ready within {timeout:.0f} s.",
-                         "A smaller model (scripts/fetch-test-model 0.5b) or a smaller model.context loads faster.")
+                         "A smaller model (`devagent models pull qwen2.5-coder-0.5b`) or a smaller model.context loads faster.")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
