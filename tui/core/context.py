@@ -138,6 +138,17 @@ class Fitter:
                 plan.replace(i, {**message, "tool_calls": [
                     {"function": {"name": c.get("function", {}).get("name", ""), "arguments": {"note": TRIMMED}}}
                     for c in message["tool_calls"]]})
+        while plan.used > budget:  # a quarter each was still too much: take the excess from the largest result
+            sizes = [(len(m.get("content") or ""), i) for i, m in enumerate(plan.sent) if i > last_user and m
+                     and m.get("_tool") and not m.get("_grounding") and len(m.get("content") or "") > 400]
+            if not sizes:
+                return
+            length, i = max(sizes)
+            keep = max(200, length - (plan.used - budget) * CHARS_PER_TOKEN - 64 - len(TRIMMED))
+            if keep >= length - len(TRIMMED) - 1:
+                return
+            text = plan.sent[i]["content"]
+            plan.shorten(i, text[:keep].removesuffix(TRIMMED).rstrip() + "\n" + TRIMMED)
 
 
 def fit(messages: list[dict[str, Any]], limit: int, reserve: int,
