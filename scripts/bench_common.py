@@ -279,18 +279,21 @@ def _killed_output(proc: subprocess.Popen[str]) -> tuple[str, str]:
     return proc.communicate()
 
 
-def run_agent(repo: Path, prompt: str, model_file: Path, *, config: Path, state: Path, timeout: float = 300.0,
-              argv: list[str] | None = None, env: dict[str, str] | None = None) -> Outcome:
+def run_agent(repo: Path, prompt: str, model_file: Path | None, *, config: Path, state: Path, timeout: float = 300.0,
+              argv: list[str] | None = None, env: dict[str, str] | None = None,
+              model_args: list[str] | None = None) -> Outcome:
     """`devagent run --yes --json --model-file ...` as a subprocess; the whole process group dies on timeout.
 
     ``argv`` is how devagent is started (default: this interpreter with the checkout on PYTHONPATH) and ``env``
-    the environment it gets (default: this one), so a benchmark can run it the way a user's shell would.
+    the environment it gets (default: this one), so a benchmark can run it the way a user's shell would;
+    ``model_args`` replace ``--model-file`` (e.g. ``--backend ollama --host URL --model NAME``).
     """
     if env is None:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env = {**env, "DEVAGENT_CONFIG": str(config), "XDG_STATE_HOME": str(state)}
     env.pop("OLLAMA_HOST", None)
-    cmd = [*(argv or [sys.executable, "-m", "tui"]), "run", "--yes", "--json", "--model-file", str(model_file), prompt]
+    model = model_args if model_args is not None else ["--model-file", str(model_file)]
+    cmd = [*(argv or [sys.executable, "-m", "tui"]), "run", "--yes", "--json", *model, prompt]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)

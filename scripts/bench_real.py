@@ -77,7 +77,7 @@ def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]]) -> int
     return 1 if failed else 0
 
 
-def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: Path, args: argparse.Namespace,
+def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: list[str], args: argparse.Namespace,
               out: Path) -> list[Result]:
     config = write_user_config(fixtures.work / "config.toml", max_steps=args.max_steps, context=4096, threads=2)
     argv, from_checkout = devagent_argv()
@@ -87,8 +87,8 @@ def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: Pat
         env = fixtures.agent_env(project, ctx.repo)
         if from_checkout:
             env["PYTHONPATH"] = str(ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        run = run_agent(ctx.repo, task.prompt, model, config=config, state=fixtures.work / "state",
-                        timeout=args.timeout, argv=argv, env=env)
+        run = run_agent(ctx.repo, task.prompt, None, config=config, state=fixtures.work / "state",
+                        timeout=args.timeout, argv=argv, env=env, model_args=model)
         ctx.run = run
         try:
             ok, why = task.check(ctx)
@@ -104,6 +104,20 @@ def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: Pat
     return results
 
 
+def pick_model(args: argparse.Namespace) -> list[str] | None:
+    """devagent's model options: an Ollama server and model name, or a GGUF file (--model-file, else cached)."""
+    if args.host:
+        return ["--backend", "ollama", "--host", args.host, "--model", args.model_name]
+    sys.path.insert(0, str(ROOT))
+    from tui.core.llm.modelcache import model_dir
+
+    model = Path(args.model_file) if args.model_file else model_dir() / MODEL_FILES[args.model]
+    if not model.is_file():
+        print(f"bench_real: {model} not found; run scripts/fetch-test-model {args.model}", file=sys.stderr)
+        return None
+    return ["--model-file", str(model)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--selfcheck", action="store_true", help="prove every check without a model")
@@ -113,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated task ids")
     parser.add_argument("--model", choices=sorted(MODEL_FILES), default="1.5b")
     parser.add_argument("--model-file", help="any GGUF file (overrides --model)")
+    parser.add_argument("--host", help="use this Ollama server instead of a GGUF file (with --model-name)")
+    parser.add_argument("--model-name", default="qwen2.5-coder:1.5b", help="the model's name on --host")
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per task, seconds (then killed)")
     parser.add_argument("--max-steps", type=int, default=12, help="model round trips per turn")
     parser.add_argument("--work", help="where fixtures and environments are built (default: a new temp dir)")
@@ -141,15 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         except BenchError as exc:
             print(f"bench_real: {exc}", file=sys.stderr)
             return 2
-    sys.path.insert(0, str(ROOT))
-    from tui.core.llm.modelcache import model_dir
-
-    model = Path(args.model_file) if args.model_file else model_dir() / MODEL_FILES[args.model]
-    if not model.is_file():
-        print(f"bench_real: {model} not found; run scripts/fetch-test-model {args.model}", file=sys.stderr)
+    model = pick_model(args)
+    if model is None:
         return 2
     out = Path(args.out) if args.out else work / "out"
-    print(f"model {model.name}, {len(chosen)} tasks ({args.half}), work dir {work}, transcripts {out}/<half>/")
+    print(f"model {model[-1]}, {len(chosen)} tasks ({args.half}), work dir {work}, transcripts {out}/<half>/")
     try:
         results = run_tasks(fixtures, chosen, model, args, out)
     except BenchError as exc:
@@ -158,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     summ = summary(results)
     print(table(summ))
     if args.json:
-        Path(args.json).write_text(json.dumps({"model": model.name, "timeout_s": args.timeout, "machine": machine(),
+        Path(args.json).write_text(json.dumps({"model": Path(model[-1]).name, "timeout_s": args.timeout, "machine": machine(),
                                                "summary": summ, "results": [r.public() for r in results]}, indent=2))
     return 0 if all(r.ok for r in results) else 1
 
