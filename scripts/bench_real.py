@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_common import ROOT, machine, run_agent, write_user_config  # noqa: E402
-from benchreal.checks import Harness  # noqa: E402
 from benchreal.fixtures import Fixtures  # noqa: E402
 from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.report import Result, console_line, final_diff, summary, table, write_transcript  # noqa: E402
@@ -150,7 +149,6 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="devagent-bench-real-"))
     work.mkdir(parents=True, exist_ok=True)
     fixtures = Fixtures(work.resolve())
-    Harness.fixtures = fixtures
     if args.selfcheck:
         try:
             return run_selfcheck(fixtures, chosen)

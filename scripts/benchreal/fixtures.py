@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from bench_common import GIT_ENV
-from benchreal.sources import BenchError, extract, fetch, node_modules, wheels
+from benchreal.sources import BenchError, cache_dir, extract, fetch, node_modules, wheels
 from benchreal.spec import Append, Edit, Project, Task, Write
 
 # What a project's own .gitignore would hide (sdists do not ship one); written to .git/info/exclude.
@@ -122,8 +122,6 @@ class Fixtures:
         if env.layout == "repo-venv":
             return self.repo_path(project) / ".venv"
         if env.where == "cache":
-            from benchreal.sources import cache_dir
-
             tag = hashlib.sha256("\0".join(env.packages).encode()).hexdigest()[:8]
             return cache_dir() / "envs" / f"{project.name}-{tag}"
         return self.work / "envs" / f"{project.name}-venv"
@@ -152,10 +150,8 @@ class Fixtures:
     def agent_env(self, project: Project, repo: Path) -> dict[str, str]:
         """The environment devagent starts in: the user's shell with this project's setup, never the bench's venv."""
         env = dict(os.environ)
-        own_bin = str(Path(sys.prefix) / "bin")
-        if env.get("VIRTUAL_ENV"):
-            own_bin = str(Path(env["VIRTUAL_ENV"]) / "bin")
-        path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p not in (own_bin, str(Path(sys.prefix) / "bin"))]
+        own = {str(Path(sys.prefix) / "bin"), str(Path(env.get("VIRTUAL_ENV", sys.prefix)) / "bin")}
+        path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p not in own]
         for key in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX"):
             env.pop(key, None)
         layout = project.env.layout

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench_common import Outcome
-from benchreal.checks import Harness
 from benchreal.fixtures import Fixtures, apply_edits
 from benchreal.spec import Ctx, Project, Task
+from benchreal.suite import run_suite
 
 
 @dataclass
@@ -25,9 +25,9 @@ def _answer(text: str) -> Outcome:
 def prepare(fixtures: Fixtures, project: Project, task: Task) -> Ctx:
     """A fresh task repo and the context a check will see (the fixture's test count taken first when needed)."""
     repo, base = fixtures.fresh(project, task)
-    ctx = Ctx(repo, project, _answer(""), base)
+    ctx = Ctx(repo, project, fixtures, _answer(""), base)
     if task.counts_tests:
-        ctx.base_total = Harness.run_suite(project, repo).total
+        ctx.base_total = run_suite(fixtures, project, repo).total
     return ctx
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 from bench_common import Outcome
+
+if TYPE_CHECKING:
+    from benchreal.fixtures import Fixtures
 
 Half = Literal["tune", "heldout"]
 KINDS = ("behaviour", "where", "count", "one_line", "add_method", "add_test", "fix_bug", "clean_data",
@@ -74,10 +77,11 @@ class Plant:
 
 @dataclass
 class Ctx:
-    """What a check gets: the task's repo, the project, what the agent did and said."""
+    """What a check gets: the task's repo, the project and its environment, what the agent did and said."""
 
     repo: Path
     project: "Project"
+    fixtures: "Fixtures"
     run: Outcome
     base: str  # the fixture's HEAD commit: what "changed" is measured against
     base_total: int | None = None  # how many tests the fixture's suite ran (for "a new test was added")

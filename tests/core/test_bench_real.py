@@ -22,19 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 import bench_real  # noqa: E402
 from benchreal import sources  # noqa: E402
-from benchreal.checks import Harness  # noqa: E402
 from benchreal.fixtures import Fixtures, apply_edits  # noqa: E402
 from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.spec import KINDS, Write  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _no_fixtures_left() -> None:
-    """Each test sets the harness's fixture builder itself (the conftest keeps XDG_CACHE_HOME, so downloads are reused)."""
-    Harness.fixtures = None
 
 
 def test_task_data_has_the_promised_shape() -> None:
@@ -83,7 +76,6 @@ def _pick(project_name: str) -> list[str]:
 @pytest.mark.parametrize("project_name", [p.name for p in PROJECTS])
 def test_selfcheck_proves_checks_of_every_project(project_name: str, tmp_path: Path) -> None:
     fixtures = Fixtures(tmp_path)
-    Harness.fixtures = fixtures
     project = next(p for p in PROJECTS if p.name == project_name)
     for task in (t for t in project.tasks if t.id in _pick(project_name)):
         result = selfcheck(fixtures, project, task)
@@ -96,7 +88,6 @@ def test_selfcheck_proves_checks_of_every_project(project_name: str, tmp_path: P
 @pytest.mark.slow
 def test_a_fix_that_edits_the_tests_fails(tmp_path: Path) -> None:
     fixtures = Fixtures(tmp_path)
-    Harness.fixtures = fixtures
     project = next(p for p in PROJECTS if p.name == "xmltodict")
     task = next(t for t in project.tasks if t.kind == "fix_bug")
     ctx = prepare(fixtures, project, task)
