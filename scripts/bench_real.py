@@ -72,7 +72,8 @@ def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]]) -> int
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'}  {task.half:<7} {task.id:<30} {time.monotonic() - started:5.1f} s  {why}",
               flush=True)
-    print(f"self-check: {len(chosen) - failed}/{len(chosen)} tasks proven (check fails untouched, passes the reference)")
+    print(f"self-check: {len(chosen) - failed}/{len(chosen)} tasks proven "
+          "(check fails untouched, passes the reference)")
     return 1 if failed else 0
 
 
@@ -168,8 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     summ = summary(results)
     print(table(summ))
     if args.json:
-        Path(args.json).write_text(json.dumps({"model": Path(model[-1]).name, "timeout_s": args.timeout, "machine": machine(),
-                                               "summary": summ, "results": [r.public() for r in results]}, indent=2))
+        report = {"model": Path(model[-1]).name, "timeout_s": args.timeout, "machine": machine(), "summary": summ,
+                  "results": [r.public() for r in results]}
+        Path(args.json).write_text(json.dumps(report, indent=2))
     return 0 if all(r.ok for r in results) else 1
 
 

@@ -21,7 +21,8 @@ def fix_bug(id: str, half: Half, prompt: str, plant: str, *fix: Edit) -> Task:
     return Task(id, half, "fix_bug", prompt, suite_passes(tests_untouched=True), Reference(edits=fix), (plant,))
 
 
-def clean_data(id: str, half: Half, prompt: str, plant: str, path: str, expected: str, *, as_json: bool = False) -> Task:
+def clean_data(id: str, half: Half, prompt: str, plant: str, path: str, expected: str, *,
+               as_json: bool = False) -> Task:
     """A planted messy data file, to be cleaned in place to exactly ``expected`` (nothing else changed)."""
     return Task(id, half, "clean_data", prompt, file_is(path, expected, as_json=as_json),
                 Reference(edits=(Write(path, expected),)), (plant,))

@@ -80,9 +80,11 @@ def summary(results: list[Result]) -> dict[str, Any]:
         rows = [r for r in results if r.half == half]
         if not rows:
             continue
+        projects = dict.fromkeys(r.project for r in rows)
+        kinds = dict.fromkeys(r.kind for r in rows)
         out[half] = {"all": _stats(rows),
-                     "projects": {p: _stats([r for r in rows if r.project == p]) for p in dict.fromkeys(r.project for r in rows)},
-                     "kinds": {k: _stats([r for r in rows if r.kind == k]) for k in dict.fromkeys(r.kind for r in rows)}}
+                     "projects": {p: _stats([r for r in rows if r.project == p]) for p in projects},
+                     "kinds": {k: _stats([r for r in rows if r.kind == k]) for k in kinds}}
     return out
 
 
@@ -93,6 +95,6 @@ def table(summ: dict[str, Any]) -> str:
                      f"{parts['all']['median_s']} s, max {parts['all']['max_s']} s")
         for group in ("projects", "kinds"):
             for name, s in parts[group].items():
-                lines.append(f"  {group[:-1]:<8} {name:<12} {s['passed']:>2}/{s['total']:<2}  median {s['median_s']:>6} s"
-                             f"  max {s['max_s']:>6} s")
+                lines.append(f"  {group[:-1]:<8} {name:<12} {s['passed']:>2}/{s['total']:<2}  "
+                             f"median {s['median_s']:>6} s  max {s['max_s']:>6} s")
     return "\n".join(lines)
