@@ -137,7 +137,10 @@ class Fixtures:
             return
         shutil.rmtree(venv, ignore_errors=True)
         base = getattr(sys, "_base_executable", sys.executable)
-        subprocess.run([base, "-m", "venv", str(venv)], check=True, capture_output=True)
+        made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)
+        if made.returncode != 0:
+            raise BenchError(f"{project.name}: python -m venv failed (is python3-venv installed?): "
+                             f"{made.stderr.strip()[-200:]}")
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps",
                "--find-links", str(wheels(env.packages))]
         out = subprocess.run([*pip, *env.packages], capture_output=True, text=True)
