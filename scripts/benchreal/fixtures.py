@@ -166,6 +166,7 @@ class Fixtures:
             env["PYTHONPATH"] = "src"
             path.insert(0, str(self.venv_dir(project) / "bin"))
         env["PATH"] = os.pathsep.join(path)
+        env["XDG_CACHE_HOME"] = str(self.work / "xdg-cache")  # devagent's caches (repo maps) start empty per run
         return env
 
     def python(self, project: Project) -> Path:
