@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,17 @@ if TYPE_CHECKING:
     from benchreal.spec import Project
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# The checks run code the model wrote: the rest of the system read-only, no network, only the work dir writable.
+BWRAP = ("--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
+         "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+
+
+def confined(fixtures: Fixtures, argv: list[str]) -> list[str]:
+    """``argv`` under bubblewrap when it is installed (else as it is: the docs say the checks then run unconfined)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return argv
+    return [bwrap, *BWRAP, "--bind", str(fixtures.work), str(fixtures.work), "--", *argv]
 
 
 @dataclass
@@ -53,8 +65,8 @@ def suite_argv(fixtures: Fixtures, project: Project, repo: Path) -> list[str]:
 
 def run_suite(fixtures: Fixtures, project: Project, repo: Path) -> Counts:
     try:
-        out = subprocess.run(suite_argv(fixtures, project, repo), cwd=repo, capture_output=True, text=True,
-                             timeout=300, env=fixtures.check_env(project, repo), stdin=subprocess.DEVNULL)
+        out = subprocess.run(confined(fixtures, suite_argv(fixtures, project, repo)), cwd=repo, capture_output=True,
+                             text=True, timeout=300, env=fixtures.check_env(project, repo), stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return Counts(0, 0, 1, -1, "the suite timed out")
     text = ANSI.sub("", out.stdout + "\n" + out.stderr)
@@ -66,7 +78,7 @@ def run_code(fixtures: Fixtures, project: Project, repo: Path, code: str) -> tup
     """A snippet in the project's interpreter (Python, or node for a JS project): (exit 0, last error line)."""
     argv = ["node", "-e", code] if project.env.layout == "node" else [str(fixtures.python(project)), "-c", code]
     try:
-        out = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=120,
+        out = subprocess.run(confined(fixtures, argv), cwd=repo, capture_output=True, text=True, timeout=120,
                              env=fixtures.check_env(project, repo), stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return False, "timed out after 120 s"

@@ -9,7 +9,9 @@ The archives and test dependencies are downloaded once into the bench cache (``$
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -26,6 +28,7 @@ from benchreal.fixtures import Fixtures, apply_edits  # noqa: E402
 from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.spec import KINDS, Write  # noqa: E402
+from benchreal.suite import run_code  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
 
@@ -128,3 +131,16 @@ def test_a_run_scores_both_halves_and_keeps_heldout_details_off_the_console(
     assert rows["hz_behaviour_one_byte"]["ok"] and "why" in rows["hz_behaviour_one_byte"]
     assert not rows["hz_behaviour_intword"]["ok"] and "why" not in rows["hz_behaviour_intword"]
     assert data["summary"]["tune"]["all"]["passed"] == 1 and data["summary"]["heldout"]["all"]["passed"] == 0
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (apt-get install bubblewrap)")
+def test_checks_run_the_models_code_confined_to_the_work_dir(tmp_path: Path) -> None:
+    fixtures = Fixtures(tmp_path)
+    qs = next(p for p in PROJECTS if p.name == "qs")
+    outside = Path.home() / f".bench-real-escape-{os.getpid()}"
+    inside = tmp_path / "written.txt"
+    write = "require('fs').writeFileSync({}, 'x')"
+    ok, why = run_code(fixtures, qs, tmp_path, write.format(json.dumps(str(outside))))
+    assert not ok and not outside.exists(), "code the model wrote cannot write outside the work dir"
+    ok, why = run_code(fixtures, qs, tmp_path, write.format(json.dumps(str(inside))))
+    assert ok and inside.exists(), why
