@@ -33,6 +33,12 @@ from benchreal.suite import run_code  # noqa: E402
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Fixtures:
+    """One work dir for the module: each project's environment is built once and shared by its tests."""
+    return Fixtures(tmp_path_factory.mktemp("bench-real"))
+
+
 def test_task_data_has_the_promised_shape() -> None:
     tasks = [t for _, t in all_tasks()]
     assert len(tasks) >= 40 and len(PROJECTS) >= 4
@@ -77,8 +83,7 @@ def _pick(project_name: str) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("project_name", [p.name for p in PROJECTS])
-def test_selfcheck_proves_checks_of_every_project(project_name: str, tmp_path: Path) -> None:
-    fixtures = Fixtures(tmp_path)
+def test_selfcheck_proves_checks_of_every_project(project_name: str, fixtures: Fixtures) -> None:
     project = next(p for p in PROJECTS if p.name == project_name)
     for task in (t for t in project.tasks if t.id in _pick(project_name)):
         result = selfcheck(fixtures, project, task)
@@ -89,8 +94,7 @@ def test_selfcheck_proves_checks_of_every_project(project_name: str, tmp_path: P
 
 
 @pytest.mark.slow
-def test_a_fix_that_edits_the_tests_fails(tmp_path: Path) -> None:
-    fixtures = Fixtures(tmp_path)
+def test_a_fix_that_edits_the_tests_fails(fixtures: Fixtures) -> None:
     project = next(p for p in PROJECTS if p.name == "xmltodict")
     task = next(t for t in project.tasks if t.kind == "fix_bug")
     ctx = prepare(fixtures, project, task)
