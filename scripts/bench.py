@@ -51,6 +51,8 @@ SCRIPTS = [
     Script("engine", "bench_engine.py", "Engine round trip (1 tool call)", 30, 180),
     Script("model", "bench_model.py", "Real model tasks", 0, 900,
            quick_skip="real-model scenarios are not part of --quick"),
+    Script("firstrun", "bench_firstrun.py", "First token after start / prompt cache (real model)", 0, 1500,
+           quick_skip="real-model scenarios are not part of --quick"),
 ]
 
 

@@ -15,10 +15,12 @@ import asyncio
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -234,3 +236,81 @@ def markdown(results: list[dict[str, Any]]) -> str:
         lines.append(f"| {row['title']} | {c['dev']} | {base} | {c['ratio']} | {c['lo']}–{c['hi']} ({c['n']}) | "
                      f"{row.get('target', '')} {c['mark']} |")
     return "\n".join(lines)
+
+
+@dataclass
+class Outcome:
+    """What one `devagent run` did: the events, the answer text, the exit code, the time, the raw output."""
+
+    events: list[dict[str, Any]]
+    answer: str
+    rc: int | None
+    seconds: float
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def tool_names(self) -> list[str]:
+        return [e.get("name", "") for e in self.events if e.get("type") == "tool_call"]
+
+
+def write_user_config(path: Path, max_steps: int = 8, **model: Any) -> Path:
+    """Deterministic sampling and a bounded number of steps, kept outside the repo; ``model`` adds [model] keys."""
+    extra = "".join(f"{key} = {json.dumps(value)}\n" for key, value in model.items())
+    path.write_text(
+        "[model]\ntemperature = 0.0\nseed = 42\n"
+        f"max_steps = {max_steps}\ntotal_timeout = 600.0\nchunk_timeout = 180.0\n{extra}"
+    )
+    return path
+
+
+def _killed_output(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """End the whole process group (the agent, its model child, its commands), then collect what it printed."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            return proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.communicate()
+
+
+def run_agent(repo: Path, prompt: str, model_file: Path | None, *, config: Path, state: Path, timeout: float = 300.0,
+              argv: list[str] | None = None, env: dict[str, str] | None = None,
+              model_args: list[str] | None = None) -> Outcome:
+    """`devagent run --yes --json --model-file ...` as a subprocess; the whole process group dies on timeout.
+
+    ``argv`` is how devagent is started (default: this interpreter with the checkout on PYTHONPATH) and ``env``
+    the environment it gets (default: this one), so a benchmark can run it the way a user's shell would;
+    ``model_args`` replace ``--model-file`` (e.g. ``--backend ollama --host URL --model NAME``).
+    """
+    if env is None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**env, "DEVAGENT_CONFIG": str(config), "XDG_STATE_HOME": str(state)}
+    env.pop("OLLAMA_HOST", None)
+    model = model_args if model_args is not None else ["--model-file", str(model_file)]
+    cmd = [*(argv or [sys.executable, "-m", "tui"]), "run", "--yes", "--json", *model, prompt]
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        out, err = _killed_output(proc)
+    seconds = time.monotonic() - started
+    events = []
+    for line in out.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    answer = "\n".join(str(e.get("text", "")) for e in events if e.get("type") in ("text_done", "turn_done"))
+    return Outcome(events, answer, proc.returncode, seconds, out, err, timed_out)

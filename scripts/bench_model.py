@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench_common import ROOT, Outcome, run_agent, write_user_config
+
 MODEL_FILES = {"1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"}
 
 FIXTURE: dict[str, str] = {
@@ -56,19 +54,6 @@ CLEAN_CSV = ["name,city", "Ada,London", "Grace,New York", "Linus,Helsinki"]
 
 
 @dataclass
-class Outcome:
-    """What one `devagent run` did: the events, the answer text, the exit code, the time."""
-
-    events: list[dict[str, Any]]
-    answer: str
-    rc: int | None
-    seconds: float
-
-    def tool_names(self) -> list[str]:
-        return [e.get("name", "") for e in self.events if e.get("type") == "tool_call"]
-
-
-@dataclass
 class Result:
     task: str
     ok: bool
@@ -93,44 +78,6 @@ def build_fixture(path: Path) -> Path:
     git(path, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false",
         "commit", "-q", "-m", "fixture")
     return path
-
-
-def write_user_config(path: Path, max_steps: int = 8) -> Path:
-    """Deterministic sampling and a bounded number of steps, kept outside the repo."""
-    path.write_text(
-        "[model]\ntemperature = 0.0\nseed = 42\n"
-        f"max_steps = {max_steps}\ntotal_timeout = 600.0\nchunk_timeout = 180.0\n"
-    )
-    return path
-
-
-def run_agent(repo: Path, prompt: str, model_file: Path, *, config: Path, state: Path,
-              timeout: float = 300.0) -> Outcome:
-    """`devagent run --yes --json --model-file ...` as a subprocess; the whole process group dies on timeout."""
-    env = {**os.environ, "DEVAGENT_CONFIG": str(config), "XDG_STATE_HOME": str(state),
-           "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("OLLAMA_HOST", None)
-    cmd = [sys.executable, "-m", "tui", "run", "--yes", "--json", "--model-file", str(model_file), prompt]
-    started = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            out, _ = proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-    events = []
-    for line in out.splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            continue
-    answer = "\n".join(e.get("text", "") for e in events if e.get("type") in ("text_done", "turn_done"))
-    return Outcome(events, answer, proc.returncode, time.monotonic() - started)
 
 
 def _py(repo: Path, code: str) -> bool:

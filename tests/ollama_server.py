@@ -96,6 +96,7 @@ class ScriptedOllama:
         self.models = [_model_entry(m) for m in (models if models is not None else [{"name": DEFAULT_MODEL}])]
         self.default_reply = Reply("Hello from the scripted model.")
         self.requests: list[dict[str, Any]] = []  # /api/chat bodies, in order
+        self.warmups: list[dict[str, Any]] = []  # prompt-cache warm-ups (one token, not streamed): kept apart
         self.paths: list[str] = []  # every "METHOD /path" served, in order
         self._queue: deque[ReplySource] = deque(replies or [])
         self._lock = threading.Lock()
@@ -329,6 +330,10 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("tools") and "tools" not in model["capabilities"]:  # as real Ollama
             self.owner.requests.append(body)
             self._send_json(400, {"error": f"registry.ollama.ai/library/{name} does not support tools"})
+            return
+        if body.get("stream") is False and (body.get("options") or {}).get("num_predict") == 1:
+            self.owner.warmups.append(body)  # a warm-up takes no scripted reply: tests script the turns
+            self._send_json(200, self._final(name, Reply(""), body, 1))
             return
         reply = self.owner.next_reply(body)
         if reply.fault == "http500":

@@ -72,8 +72,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("devagent: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
     except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, keep the details in a file
         return _internal_error(exc)
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`devagent ... | head`): stop quietly, as a shell tool does (128 + SIGPIPE)."""
+    import os
+
+    try:  # Python flushes stdout again on exit: point it at /dev/null so that flush cannot fail too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def _internal_error(exc: BaseException) -> int:

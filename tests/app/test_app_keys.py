@@ -109,6 +109,24 @@ async def test_controls_and_bidi_flagged(repo: Path) -> None:
         assert "\\u202e" in shown and "⚠" in shown and "\u202e" not in shown
 
 
+async def test_invisible_characters_are_escaped_flagged_and_never_bulk_approved(repo: Path) -> None:
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        hidden = "cat README.md\u3164 app.py\U000e0061"
+        future = ask(app, Proposal(id="h1", kind="command", summary=hidden, command=hidden, risk="read-only"))
+        queue = app.query_one(ApprovalQueue)
+        await wait_for(pilot, lambda: queue.proposals)
+        shown = str(queue.get_option_at_index(0).prompt)
+        assert "\\u3164" in shown and "\\U000e0061" in shown and "⚠" in shown and "\u3164" not in shown
+        await pilot.press("A")
+        await pilot.pause()
+        assert not future.done() and queue.proposals  # `A` skips it: hidden characters need your eyes
+        feed(app, ev.TextDelta("fine" + "\U000e0072\U000e006d"), ev.TextDone("fine\U000e0072\U000e006d"))
+        await wait_for(pilot, lambda: "\\U000e0072" in "".join(b.source for b in app.query(ReplyBlock)))
+        notices = " ".join(str(n.render()) for n in app.query(".notice"))
+        assert "hidden characters" in notices and "U+E0072" in notices
+
+
 async def test_withdrawn_and_decided_elsewhere(repo: Path) -> None:
     from tui.app.messages import ApprovalWithdrawn
 

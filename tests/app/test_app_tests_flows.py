@@ -52,6 +52,11 @@ async def session_open(pilot) -> None:  # type: ignore[no-untyped-def]
     await wait_for(pilot, lambda: pilot.app.session is not None, what="session open")
 
 
+def results_shown(app) -> bool:  # type: ignore[no-untyped-def]
+    """The results screen is up and composed (it becomes the current screen before its widgets mount)."""
+    return isinstance(app.screen, TestResultsScreen) and bool(app.screen.query("#results-summary"))
+
+
 async def approve_next(pilot) -> None:  # type: ignore[no-untyped-def]
     queue = pilot.app.query_one(ApprovalQueue)
     await wait_for(pilot, lambda: queue.proposals, what="proposal queued")
@@ -70,7 +75,7 @@ async def test_t_runs_the_suite_and_lists_the_failure(tmp_path: Path, ollama_ser
         await wait_for(pilot, lambda: queue.proposals, what="test run proposed")
         assert "pytest" in queue.proposals[0].command  # the exact command is shown for approval
         await approve_next(pilot)
-        await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results list")
+        await wait_for(pilot, lambda: results_shown(app), timeout=60, what="results list")
         screen = app.screen
         assert [(f.file, f.line) for f in screen.failures] == [("tests/test_calc.py", 14)]
         assert "test_add_wrong" in screen.failures[0].test_id
@@ -200,3 +205,21 @@ async def test_several_suites_ask_which(tmp_path: Path, ollama_server: ScriptedO
         await approve_next(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, TestResultsScreen), timeout=60, what="results")
         assert app.screen.runs[0].suite == "web:node" and app.screen.runs[0].passed == 1
+
+
+async def test_t_says_why_tests_could_not_run_and_which_python(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tests.core.env_fixtures import lib_repo
+
+    repo = lib_repo(tmp_path / "lib")  # a src layout installed nowhere: its tests cannot import it
+    app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await session_open(pilot)
+        app.query_one(AgentPane).focus()
+        await pilot.press("t")
+        await approve_next(pilot)
+        await wait_for(pilot, lambda: results_shown(app), timeout=60, what="results")
+        header = app.screen.query_one("#results-summary").render().plain
+        assert "tests could not be collected: ImportError while importing test module tests/test_lib.py: " \
+               "No module named 'mylib'" in header
+        assert "what to do: mylib is this repo's own code (src/mylib)" in header and "python: " in header
+        assert "0 passed, 0 failed" not in header

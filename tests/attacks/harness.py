@@ -142,7 +142,8 @@ class Attack:
                 if ".git" in path.relative_to(self.repo).parts or path.is_symlink() or not path.is_file():
                     continue
                 try:
-                    data = path.read_bytes()[:5_000_000]
+                    with path.open("rb") as fh:  # bounded: an attack may leave a huge (sparse) file behind
+                        data = fh.read(5_000_000)
                 except OSError:
                     continue
                 assert SECRET.encode() not in data, f"the secret reached {path}"
@@ -154,3 +155,27 @@ class Attack:
                     assert run.rc in allow_rc, (run.rc, run.stderr[-500:])
         finally:
             self.markers.cleanup()
+
+
+# -- more generic helpers (appended: the parts above are shared and stay as they are) ---------------------------
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    """One scripted tool call, as `Attack.run_agent` takes them."""
+    return {"name": name, "arguments": arguments}
+
+
+def devagent_cli(cwd: Path, *args: str, url: str = "", stdin: str = "", timeout: float = 60,
+                 env: dict[str, str] | None = None) -> Run:
+    """The installed `devagent` console script, as a user types it (sys.path[0] is its bin directory, never
+    the repo): for attacks that plant Python modules in the repo, which `python -m tui` run there would import."""
+    script = Path(sys.executable).with_name("devagent")
+    full = {**os.environ, "DEVAGENT_API_KEY": SECRET, "OPENAI_API_KEY": SECRET, "AWS_SECRET_ACCESS_KEY": SECRET,
+            **(env or {})}
+    if url:
+        full["OLLAMA_HOST"] = url
+    return run_bounded([str(script), *args], cwd, full, stdin, timeout)
+
+
+def sent_to_model(server: ScriptedOllama) -> str:
+    """Everything devagent sent the scripted model, as one string (for "the secret never reached the model")."""
+    return json.dumps(server.requests)

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import git
 from tui.core import checkpoints as cps
 from tui.core.config import Config
-from tui.core.errors import RepoBusyError
+from tui.core.errors import RepoBusyError, RepoError
 from tui.core.sandbox import Sandbox
 
 
@@ -189,3 +189,60 @@ def test_default_undo_target_skips_checkpoints_equal_to_now(repo: Path) -> None:
     assert (repo / "app.py").read_text().startswith("def add")
     cps.restore(repo, cps.resolve(repo, None))  # undo of the undo
     assert (repo / "app.py").read_text() == "changed by a command\n"
+
+
+def test_nested_repositories_are_left_out_and_said(repo: Path) -> None:
+    """An empty nested repo made every checkpoint fail; a committed one was entered (its config applied)."""
+    (repo / "empty").mkdir()
+    git(repo / "empty", "init", "-q")
+    (repo / "vendored").mkdir()
+    git(repo / "vendored", "init", "-q")
+    (repo / "vendored" / "lib.py").write_text("x = 1\n")
+    git(repo / "vendored", "add", "-A")
+    git(repo / "vendored", "-c", "user.name=a", "-c", "user.email=a@b.invalid", "commit", "-qm", "v")
+    (repo / "app.py").write_text("changed\n")
+    cp = cps.create(repo, "with nested repos", "s1")
+    assert [n.split(" ")[0] for n in cp.not_covered] == ["empty/", "vendored/"]
+    assert cps.list_checkpoints(repo)[0].not_covered == cp.not_covered  # kept in the commit message
+    (repo / "app.py").write_text("later\n")
+    (repo / "vendored" / "lib.py").write_text("x = 2\n")
+    cps.restore(repo, cp)
+    assert (repo / "app.py").read_text() == "changed\n"
+    assert (repo / "vendored" / "lib.py").read_text() == "x = 2\n"  # not covered: not touched
+
+
+def test_a_tracked_file_turned_fifo_does_not_stop_checkpoints(repo: Path) -> None:
+    (repo / "README.md").unlink()
+    os.mkfifo(repo / "README.md")
+    (repo / "app.py").write_text("changed\n")
+    cp = cps.create(repo, "fifo", "s1")
+    assert cp.not_covered == ["README.md (not a regular file or symlink: kept as last recorded)"]
+    assert "app.py" in cp.files
+
+
+def test_restore_refuses_to_write_through_an_ignored_symlink(repo: Path) -> None:
+    (repo / "d" / "hooks").mkdir(parents=True)
+    (repo / "d" / "hooks" / "pre-commit").write_text("#!/bin/sh\necho pwned\n")
+    cp = cps.create(repo, "d is a directory", "s1")
+    for path in sorted((repo / "d").rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    (repo / "d").rmdir()
+    (repo / "d").symlink_to(".git")
+    (repo / ".gitignore").write_text("d\n")
+    before = {p: p.read_bytes() for p in (repo / ".git").rglob("*") if p.is_file() and "hooks" in p.parts}
+    with pytest.raises(RepoError, match="d is now a symlink"):
+        cps.restore(repo, cp)
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert before == {p: p.read_bytes() for p in (repo / ".git").rglob("*") if p.is_file() and "hooks" in p.parts}
+    assert (repo / ".gitignore").read_text() == "d\n"  # nothing was written at all
+
+
+def test_the_diff_of_a_huge_change_is_cut_at_a_file_boundary(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cps, "DIFF_LIMIT", 200_000)
+    cp = cps.create(repo, "before", "s1")
+    (repo / "0.dat").write_text("0\n" * 60_000)  # a 120 kB file, over half the limit: shown as a binary change
+    (repo / "a.txt").write_text("a\n" * 40_000)  # 120 kB of diff: shown
+    (repo / "b.txt").write_text("b\n" * 40_000)  # passes the limit: left out, and said
+    diff = cps.changes_since(repo, cp)
+    assert diff.cut and len(diff) <= 200_000 and diff.endswith("\n")
+    assert "Binary files /dev/null and b/0.dat differ" in diff and "+a\n" in diff and "b/b.txt" not in diff

@@ -15,9 +15,9 @@ def test_repo_file_overrides_user_file(tmp_path: Path) -> None:
     user.write_text('[model]\nname = "user-model"\ntemperature = 0.5\n[policy]\ndeny = ["rm -r *"]\n')
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / ".devagent.toml").write_text('[model]\nname = "repo-model"\n[policy]\nallow = ["pytest *"]\n')
+    (repo / ".devagent.toml").write_text('[model]\ntemperature = 0.1\n[policy]\nallow = ["pytest *"]\n')
     cfg = load_config(repo, user)
-    assert cfg.model.name == "repo-model" and cfg.model.temperature == 0.5
+    assert cfg.model.name == "user-model" and cfg.model.temperature == 0.1
     assert cfg.user_rules["deny"] == ["rm -r *"] and cfg.repo_rules["allow"] == ["pytest *"]
     assert cfg.sources == [str(user), str(repo / ".devagent.toml")]
 
@@ -44,5 +44,5 @@ def test_mistakes_are_reported_with_the_file(tmp_path: Path, text: str, message:
                                   'unlock = ["sudo"]\n'])
 def test_a_repo_cannot_weaken_the_sandbox(tmp_path: Path, text: str) -> None:
     (tmp_path / ".devagent.toml").write_text(text)
-    with pytest.raises(ConfigError, match="user config"):
+    with pytest.raises(ConfigError, match="cannot set"):
         load_config(tmp_path, tmp_path / "none.toml")

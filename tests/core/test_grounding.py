@@ -53,3 +53,27 @@ async def test_a_data_file_change_is_steered_to_code(tmp_path: Path, ollama_serv
     ollama_server.push(Reply("It has two rows."))
     await run_prompt(repo, ollama_server.url, "How many rows does data/prices.csv have?")
     assert "is a data file" not in "\n".join(m.get("content") or "" for m in ollama_server.requests[1]["messages"])
+
+
+async def test_failing_snippet_code_is_quoted_back_by_line(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tests.core.agent_helpers import ScriptedApprover
+    from tui.core.approval import Decision
+
+    repo = fx.build(tmp_path / "repo", FILES)
+    code = "import csv\nrows = list(csv.reader(open('data/prices.csv')))\nrows = [r.strip() for r in rows]\n"
+    ollama_server.push(Reply(tool_calls=[{"name": "run_python", "arguments": {"code": code}}]), Reply("Failed."))
+    await run_prompt(repo, ollama_server.url, "strip data/prices.csv", ScriptedApprover([Decision("approve")]))
+    result = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "Your code failed at its line 3: rows = [r.strip() for r in rows]" in result
+    assert "AttributeError: 'list' object has no attribute 'strip'" in result
+
+
+async def test_a_named_source_file_too_big_to_read_is_outlined_up_front(tmp_path: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    big = "".join(f"def f{i}(x):\n    \"\"\"{'word ' * 20}\"\"\"\n    return x + {i}\n\n\n" for i in range(200))
+    repo = fx.build(tmp_path / "repo", {**FILES, "shop/big.py": big})
+    ollama_server.push(Reply("200."))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "How many functions does shop/big.py define?")
+    auto = [e for e in events if e.type == "tool_call" and e.source == "auto"]
+    assert [(e.name, e.arguments) for e in auto] == [("outline", {"path": "shop/big.py"})]
+    assert "200 functions" in "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])

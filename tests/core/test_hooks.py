@@ -157,3 +157,35 @@ def test_tty_commit_opens_the_full_screen_review(repo: Path) -> None:
     code, seen = run_in_pty(["git", "commit", "-m", "via tui"], repo, [("finding(s)", "a")], ui="tui")
     assert code == 0, seen[-2000:]
     assert git(repo, "log", "-1", "--format=%s").strip() == "via tui"
+
+
+def test_the_hook_starts_python_isolated_from_the_work_tree(repo: Path, tmp_path: Path) -> None:
+    """git runs hooks in the work tree: a planted tui/ there must not be what the hook imports."""
+    ran = tmp_path / "planted-tui-ran"
+    (repo / "tui").mkdir()
+    (repo / "tui" / "__init__.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
+    hooks.install(Repo(repo))
+    stage(repo, "new.txt", "new\n")
+    done = commit_notty(repo, "-q", "-m", "new")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not ran.exists()
+
+
+def test_an_old_hook_is_recognised_and_refreshed_not_chained(repo: Path) -> None:
+    r = Repo(repo)
+    path = repo / ".git" / "hooks" / "pre-commit"
+    path.write_text(hooks._script("pre-commit").replace(hooks.MARKER, "# devagent-hook v1").replace(" -I", ""))
+    state = hooks.status(r)[0]
+    assert state.state == "installed" and "older version" in state.detail
+    assert "refreshed" in hooks.install(r)[0]
+    assert hooks.MARKER in path.read_text() and not path.with_name("pre-commit.devagent-orig").exists()
+
+
+def test_a_fifo_where_the_hook_should_be_is_refused_at_once(repo: Path) -> None:
+    git(repo, "config", "core.hooksPath", ".githooks")
+    (repo / ".githooks").mkdir()
+    os.mkfifo(repo / ".githooks" / "pre-commit")
+    r = Repo(repo)
+    assert hooks.status(r)[0].state == "foreign"  # read without blocking
+    with pytest.raises(RepoError, match="not a regular file"):
+        hooks.install(r)

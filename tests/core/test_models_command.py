@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.download_server import DownloadServer, model_bytes, sha256
 from tests.ollama_server import ScriptedOllama
 from tui.cli import main
 from tui.core.llm.modelcache import find_cached_models, resolve_model_file
@@ -41,7 +42,8 @@ def test_unreachable_server_is_reported_not_fatal(model_cache: Path, capsys: pyt
         url = srv.url
     assert main(["models", "--host", url]) == 0
     out = capsys.readouterr().out
-    assert "not reachable" in out and "scripts/fetch-test-model" in out
+    assert "not reachable" in out and "available: devagent models pull qwen2.5-coder-1.5b" in out
+    assert "(1.12 GB)" in out  # the default model's size, before anything is downloaded
 
 
 class PullServer:
@@ -99,3 +101,57 @@ def test_pull_errors_are_clear(pull_server: PullServer, capsys: pytest.CaptureFi
         url = srv.url
     assert main(["models", "pull", "tiny:1b", "--host", url]) == 5  # ServerUnreachable
     assert "ollama serve" in capsys.readouterr().err
+
+
+# -- GGUF pulls for the embedded backend (a real HTTP server on 127.0.0.1) ------------------------------------
+def test_models_pull_url_shows_progress_and_lists_the_file(model_cache: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    data = model_bytes(300_000)
+    with DownloadServer({"tiny-q4.gguf": data}) as srv:
+        assert main(["models", "pull", f"{srv.url}/ok/tiny-q4.gguf", "--sha256", sha256(data)]) == 0
+    out = capsys.readouterr().out
+    assert "downloading: 100%  300 KB of 300 KB" in out and "sha256 verified" in out
+    assert "tiny-q4.gguf is ready (300 KB" in out
+    assert (model_cache / "tiny-q4.gguf").read_bytes() == data
+    with ScriptedOllama() as srv:
+        url = srv.url
+    assert main(["models", "--host", url]) == 0
+    listing = capsys.readouterr().out
+    assert "tiny-q4.gguf" in listing and "300 KB" in listing
+
+
+def test_models_pull_failure_is_a_message_and_keeps_the_partial_file(model_cache: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    data = model_bytes(300_000)
+    with DownloadServer({"tiny-q4.gguf": data}) as srv:
+        assert main(["models", "pull", f"{srv.url}/stall/tiny-q4.gguf", "--sha256", sha256(data),
+                     "--stall", "0.5"]) == 10
+    err = capsys.readouterr().err
+    assert "sent nothing for 0.5 s" in err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    assert (model_cache / "tiny-q4.gguf.part").exists() and not (model_cache / "tiny-q4.gguf").exists()
+    with ScriptedOllama() as srv:
+        url = srv.url
+    main(["models", "--host", url])
+    assert "tiny-q4.gguf" in capsys.readouterr().out.split("partial")[0]
+
+
+def test_models_pull_wrong_digest_exits_10(model_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = model_bytes(300_000)
+    with DownloadServer({"tiny-q4.gguf": data}) as srv:
+        assert main(["models", "pull", f"{srv.url}/ok/tiny-q4.gguf", "--sha256", "a" * 64]) == 10
+    err = capsys.readouterr().err
+    assert "does not match" in err and "NOT installed" in err and "Traceback" not in err
+    assert find_cached_models() == []
+
+
+def test_models_pull_hugging_face_fails_fast_here_or_names_the_alternative(model_cache: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Where the network reaches only package registries, a Hugging Face URL must fail quickly and clearly."""
+    import time
+
+    started = time.monotonic()
+    code = main(["models", "pull", "http://127.0.0.1:9/Qwen/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"])
+    assert code == 10 and time.monotonic() - started < 15
+    err = capsys.readouterr().err
+    assert "Cannot reach 127.0.0.1:9" in err and "devagent models pull qwen2.5-coder-1.5b" in err

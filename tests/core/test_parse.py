@@ -165,3 +165,20 @@ def test_a_call_in_random_prose_is_found(before: str, after: str, name: str, arg
     block = f"```json\n{call}\n```" if fenced else call
     result = extract_tool_calls(f"{before}\n{block}\n{after}", TOOLS)
     assert (name, args) in [(c.name, c.arguments) for c in result.calls]
+
+
+def test_near_miss_argument_names_of_the_symbol_tools_are_repaired() -> None:
+    names = TOOLS | {"edit_symbol", "outline"}
+    text = ('{"name": "edit_symbol", "arguments": {"file": "calc.py", "name": "Calc.add", '
+            '"new_code": "def add(self, a, b):\\n    return a + b"}}')
+    [call] = extract_tool_calls(text, names).calls
+    assert call.arguments == {"path": "calc.py", "symbol": "Calc.add", "code": "def add(self, a, b):\n    return a + b"}
+    [flat] = extract_tool_calls('{"name": "outline", "file_path": "a.py", "function": "f"}', names).calls
+    assert flat.arguments == {"path": "a.py", "symbol": "f"}
+    # a real argument is never overwritten, and other tools keep their own names
+    [both] = extract_tool_calls('{"name": "edit_symbol", "arguments": {"path": "a.py", "file": "b.py", '
+                                '"symbol": "f", "code": "x"}}', names).calls
+    assert both.arguments["path"] == "a.py" and both.arguments["file"] == "b.py"
+    [other] = extract_tool_calls('{"name": "edit_file", "arguments": {"file": "a.py", "old": "a", "new": "b"}}',
+                                 names).calls
+    assert other.arguments == {"file": "a.py", "old": "a", "new": "b"}

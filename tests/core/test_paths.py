@@ -101,20 +101,102 @@ def test_atomic_write_through_inside_symlink_writes_the_target(links: Path) -> N
     assert (links / "sub" / "in_link").is_symlink()
 
 
-def test_write_refuses_a_parent_swapped_for_a_symlink(repo: Path, outside: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("operation", ["write", "read"])
+def test_a_parent_swapped_for_a_symlink_is_refused(repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   operation: str) -> None:
     """The race: the path checked fine, then a parent directory became a symlink out of the repo."""
     (repo / "sub").mkdir()
-    checked = resolve_in_repo(repo, "sub/file.txt")
+    checked = resolve_in_repo(repo, "sub/secret.txt")
     (repo / "sub").rmdir()
     (repo / "sub").symlink_to(outside)
     monkeypatch.setattr(paths, "resolve_in_repo", lambda _repo, _path: checked)
     with pytest.raises(PathRefused):
-        atomic_write(repo, "sub/file.txt", b"pwned")
-    assert sorted(os.listdir(outside)) == ["secret.txt"]
+        if operation == "write":
+            atomic_write(repo, "sub/secret.txt", b"pwned")
+        else:
+            paths.read_bounded(repo, "sub/secret.txt", 100)
+    assert sorted(os.listdir(outside)) == ["secret.txt"] and (outside / "secret.txt").read_text() == "outside\n"
 
 
 def test_write_refuses_non_regular_target(repo: Path) -> None:
     os.mkfifo(repo / "fifo")
     with pytest.raises(PathRefused):
         atomic_write(repo, "fifo", b"x")
+
+
+def test_reads_are_bounded_and_report_the_size(repo: Path) -> None:
+    with (repo / "big.bin").open("wb") as fh:
+        fh.write(b"head")
+        fh.truncate(10 << 30)  # 10 GiB of hole: reading it whole would take the machine's memory
+    data, size = paths.read_bounded(repo, "big.bin", 1000)
+    assert data[:4] == b"head" and len(data) == 1000 and size == 10 << 30
+
+
+@pytest.mark.parametrize("make", ["fifo", "socket", "dir"])
+def test_reads_refuse_what_is_not_a_regular_file_without_blocking(repo: Path, make: str) -> None:
+    import socket
+
+    target = repo / "thing"
+    if make == "fifo":
+        os.mkfifo(target)
+    elif make == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+    else:
+        target.mkdir()
+    with pytest.raises(PathRefused, match="not a regular file"):
+        paths.read_bounded(repo, "thing", 100)
+
+
+def test_reads_refuse_symlinks_out_and_into_git_in_any_component(links: Path) -> None:
+    for path in ("out_file_link", "out_link/secret.txt", "git_link/config", "dir_link/../out_link/secret.txt"):
+        with pytest.raises(PathRefused):
+            paths.read_bounded(links, path, 100)
+    assert paths.read_bounded(links, "sub/in_link", 100)[0].startswith(b"def add")  # inside the repo: fine
+
+
+def test_read_regular_without_follow_refuses_a_symlink(repo: Path, outside: Path) -> None:
+    (repo / "package.json").symlink_to(outside / "secret.txt")
+    with pytest.raises(OSError):
+        paths.read_regular(repo / "package.json", 100, follow=False)
+    assert paths.read_regular(repo / "package.json", 100) == b"outside\n"  # follow=True: hooks may be links
+
+
+def test_restore_never_writes_through_a_symlinked_directory(repo: Path, outside: Path) -> None:
+    (repo / "d").symlink_to(repo / ".git")
+    (repo / "o").symlink_to(outside)
+    config = (repo / ".git" / "config").read_bytes()
+    for rel in ("d/config", "d/hooks/pre-commit", "o/new.txt", "o/secret.txt"):
+        with pytest.raises(PathRefused):
+            paths.restore_file(repo, rel, b"pwned", "100755")
+        with pytest.raises(PathRefused):
+            paths.remove_file(repo, rel)
+    assert (repo / ".git" / "config").read_bytes() == config
+    assert sorted(os.listdir(outside)) == ["secret.txt"] and (outside / "secret.txt").read_text() == "outside\n"
+    assert paths.blocked_by_link(repo, "d/hooks/pre-commit") == "d" and paths.blocked_by_link(repo, "x/y") is None
+
+
+def test_restore_replaces_a_symlink_instead_of_following_it(repo: Path, outside: Path) -> None:
+    (repo / "link").symlink_to(outside / "secret.txt")
+    paths.restore_file(repo, "link", b"restored\n", "100644")
+    assert not (repo / "link").is_symlink() and (repo / "link").read_bytes() == b"restored\n"
+    assert (outside / "secret.txt").read_text() == "outside\n"
+    paths.restore_file(repo, "a/b/run.sh", b"#!/bin/sh\n", "100755")
+    assert stat.S_IMODE((repo / "a" / "b" / "run.sh").stat().st_mode) == 0o755
+    paths.remove_file(repo, "a/b/run.sh")
+    assert not (repo / "a").exists()  # emptied parents go
+
+
+@pytest.mark.parametrize("rel", [".git/config", "sub/.GIT/config", "../x", "a//b", "./a", "a\x00b"])
+def test_restore_refuses_paths_git_would_never_store(repo: Path, rel: str) -> None:
+    with pytest.raises(PathRefused):
+        paths.restore_file(repo, rel, b"x", "100644")
+
+
+def test_replace_file_does_not_follow_a_planted_link(tmp_path: Path, outside: Path) -> None:
+    hooks_dir = tmp_path / "hooks"
+    hooks_dir.mkdir()
+    (hooks_dir / "pre-commit").symlink_to(outside / "secret.txt")
+    paths.replace_file(hooks_dir / "pre-commit", b"#!/bin/sh\n", 0o755)
+    assert (outside / "secret.txt").read_text() == "outside\n"
+    assert (hooks_dir / "pre-commit").read_bytes() == b"#!/bin/sh\n" and os.listdir(hooks_dir) == ["pre-commit"]

@@ -76,10 +76,10 @@ def test_repo_config_cannot_lift_a_hard_deny(repo: Path, tmp_path: Path) -> None
         load_config(repo, user_path=tmp_path / "none.toml")
 
 
-def test_repo_allow_only_auto_approves_low_risk(repo: Path) -> None:
-    policy = Policy(config(repo={"allow": ["make *", "curl *", "rm -r *", "bash *"]}), True, repo)
-    assert verdict(policy, "make test") == ("allow", "repo allow: make *")
-    for command in ("curl https://example.com", "rm -r build", "bash -c 'id'"):
+def test_repo_allow_auto_approves_nothing_the_read_only_defaults_would_not(repo: Path) -> None:
+    policy = Policy(config(repo={"allow": ["make *", "curl *", "rm -r *", "bash *", "touch *", "grep *"]}), True, repo)
+    assert verdict(policy, "grep -n x app.py") == ("allow", "repo allow: grep *")
+    for command in ("make test", "touch x", "curl https://example.com", "rm -r build", "bash -c 'id'"):
         assert verdict(policy, command)[0] == "ask", command
 
 
@@ -160,6 +160,20 @@ def test_remember_refuses_hard_denied_and_unparseable(repo: Path) -> None:
     assert policy.remember(Proposal(new_proposal_id(), "edit", "x", diff="")) == ""
 
 
+@pytest.mark.parametrize("approved, later", [
+    ("python3 -c 'print(1)'", "python3 -c 'import shutil; shutil.rmtree(\".\")'"),
+    ("bash -c 'echo hi'", "bash -c 'rm -rf src'"),
+    ("rm -rf build", "rm -rf src"),
+    ("cp a.txt /tmp/a.txt", "cp app.py /tmp/x"),
+    ("LC_ALL=C X=1 ls", "X=2 ls"),
+    ("git add a && rm -r build", "rm -r src"),
+])
+def test_remember_never_makes_code_or_deletion_similar(repo: Path, approved: str, later: str) -> None:
+    policy = Policy(config(), True, repo)
+    assert policy.remember(cmd(approved)) == ""
+    assert verdict(policy, later)[0] == "ask" and policy.session == []
+
+
 def test_session_rule_cannot_beat_a_user_deny(repo: Path) -> None:
     policy = Policy(config(user={"deny": ["git push *"]}), True, repo)
     policy.remember(cmd("git push origin main"))
@@ -181,7 +195,7 @@ def test_rules_from_real_config_files(repo: Path, tmp_path: Path) -> None:
     (repo / ".devagent.toml").write_text('[policy]\nallow = ["git push *", "make *"]\n')
     policy = Policy(load_config(repo, user_path=user), True, repo)
     assert verdict(policy, "git push") == ("deny", "user deny: git push *")
-    assert verdict(policy, "make") == ("allow", "repo allow: make *")
+    assert verdict(policy, "make")[0] == "ask"
     assert verdict(policy, "pytest -q") == ("allow", "user allow: pytest *")
 
 

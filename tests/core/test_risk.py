@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import git
-from tui.core.risk import assess, literal_warnings, loss_preview, parse
+from tui.core.literal import literal_warnings
+from tui.core.loss_preview import loss_preview
+from tui.core.risk import assess, parse
 from tui.core.risk_tables import SEVERITY
 
 LABELS = [
@@ -98,7 +100,7 @@ def test_parse_unwraps_wrappers_and_substitutions() -> None:
 
 
 @pytest.mark.parametrize(("text", "fragment"), [
-    ("ls\u202e", "bidirectional override U+202E"),
+    ("ls\u202e", "bidirectional control U+202E"),
     ("echo \x1b[31mred", "escape"),
     ("rm -rf x\r echo safe", "carriage return"),
     ("cat a\u200bb", "invisible character U+200B"),

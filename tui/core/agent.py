@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core import context
+from tui.core import context, instructions
 from tui.core.approval import Approver, Decision, Proposal
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, ToolError
@@ -28,10 +29,14 @@ ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can fi
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
                "required": ["done", "answer"]}
-CHANGE_TOOLS = ("edit_file", "write_file", "run_python", "scaffold")
+CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 MAX_VERIFY = 2
+OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
+# Wider, for answers that end a turn without a chance to push back: any report of a change.
+REPORTS_CHANGE = re.compile(rf"\b(?:{_DONE_WORDS[3:-1]}|stripped|deleted|dropped|appended|inserted|wrote)\b",
+                            re.I)
 
 
 @dataclass
@@ -107,6 +112,7 @@ class Agent:
         self.native_tools = info.supports_tools and native != "off" and (
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
+        self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
 
     # -- conversation ---------------------------------------------------------------------------
     def _append(self, message: dict[str, Any]) -> None:
@@ -160,7 +166,8 @@ class Agent:
         from tui.core.tools.common import repo_files
 
         files = await repo_files(self.ctx.repo)
-        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit)
+        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
+                                       self.config.limits.instructions_tokens)
         if text:
             self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
 
@@ -181,10 +188,13 @@ class Agent:
             except OSError:
                 continue
             cost = min(size // CHARS_PER_TOKEN, per_file) + 40
+            name = "read_file"
+            if size // CHARS_PER_TOKEN > per_file and "outline" in self.tools and path.endswith(OUTLINED):
+                name, cost = "outline", 400  # too big to read whole: its outline answers "how many / where"
             if cost > budget:
                 continue
             budget -= cost
-            call = ToolCall("read_file", {"path": path}, uuid.uuid4().hex[:8], "auto")
+            call = ToolCall(name, {"path": path}, uuid.uuid4().hex[:8], "auto")
             self._append(_assistant("", [call]) if self.native_tools else
                          _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
             await self._handle(call)
@@ -194,7 +204,12 @@ class Agent:
         turn = _Turn()
         constrained = False
         text = ""
+        started = time.monotonic()
         for _step in range(cfg.max_steps):
+            if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
+                self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
+                                 "asking the model for its answer", "warning"))
+                return await self._final_answer("Time is up for this request.", turn)
             text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors, shown = self._calls_from(text, native, constrained)
             if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
@@ -234,8 +249,10 @@ class Agent:
             if isinstance(outcome, TurnDone):
                 return outcome
             constrained = outcome
-        self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps)", "warning"))
-        return TurnDone("limit", self._honest(text, turn))
+        self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
+                         "warning"))
+        return await self._final_answer(f"That was the last of the {cfg.max_steps} steps this request may take.",
+                                        turn)
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -286,7 +303,8 @@ class Agent:
                         "Make a different call (read_file shows a file's exact text), or answer in plain text."))
                     return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(call.name, turn)
+                return await self._final_answer(
+                    f"You already called {call.name} with these arguments and got the result above.", turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
@@ -352,11 +370,11 @@ class Agent:
             return "you said a change was made, but no file was changed in this turn"
         return ""
 
-    async def _final_answer(self, repeated: str, turn: "_Turn") -> TurnDone:
-        """Constrained to a single answer string: a looping small model still ends with an answer."""
+    async def _final_answer(self, why: str, turn: "_Turn") -> TurnDone:
+        """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
         self._append({"role": "user", "_tool": True, "content":
-                      f"You already called {repeated} with these arguments and got the result above. Stop calling "
-                      f"tools. The developer asked: {_short(self.prompt)} Answer now from what you have seen."})
+                      f"{why} Stop calling tools. The developer asked: {_short(self.prompt)} Answer now from what "
+                      "you have seen; say plainly what you did not finish."})
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()
@@ -368,7 +386,7 @@ class Agent:
     @staticmethod
     def _honest(answer: str, turn: "_Turn") -> str:
         """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
-        if CLAIMS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+        if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
             return answer + "\n\n(devagent: no file was changed by this request" + (
                 f"; {turn.failed_change})" if turn.failed_change else ")")
         return answer
@@ -403,8 +421,8 @@ class Agent:
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
-        messages, used, trimmed = context.fit(self.messages, self.limit, reserve, schemas)
-        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed))
+        messages, used, trimmed = self.fitter.fit(self.messages, self.limit, reserve, schemas)
+        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
         if constrained and fmt is None:
@@ -414,7 +432,7 @@ class Agent:
             calls: list[ToolCall] = []
             try:
                 stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
-                                                  num_ctx=context.num_ctx_for(used, reserve, self.limit))
+                                                  num_ctx=self.limit)  # one size: a new num_ctx reloads the model
                 async for chunk in stream:
                     if chunk.text:
                         parts.append(chunk.text)
@@ -458,9 +476,18 @@ class Agent:
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
-            "edit_file", "write_file", "scaffold")))
+            "edit_file", "edit_symbol", "write_file", "scaffold")))
+        if result.ok and call.name in ("read_file", "edit_file", "write_file"):
+            body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
         return changed
+
+    def _instructions_for(self, path: str) -> str:
+        """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")),
+                   default=0)
+        return instructions.for_file(self.ctx.repo, path, self.messages[last:],
+                                     instructions.budget(self.config.limits.instructions_tokens, self.limit))
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         try:
@@ -507,10 +534,11 @@ class Agent:
                 if decided.policy == "deny":
                     decision = Decision("reject", reason=f"the edited command is denied by policy ({decided.rule})",
                                         by="policy")
-            if decision.approved and decision.remember:
-                rule = self.policy.remember(decided)
+            if decision.remember and decision.action in ("approve", "edit", "reject"):
+                rule = self.policy.remember(decided, "allow" if decision.approved else "deny")
+                verb = "approving" if decision.approved else "rejecting"
                 if rule:
-                    self.emit(Notice(f"approving similar commands for this session: {rule}"))
+                    self.emit(Notice(f"{verb} similar commands for this session: {rule}"))
                 else:
                     self.emit(Notice("this proposal cannot become a rule; similar ones will still ask", "warning"))
         status = "approved" if decision.approved else ("stopped" if decision.action == "stop" else "rejected")

@@ -2,10 +2,14 @@
 
 Written through a temporary index (``GIT_INDEX_FILE``), so HEAD, branches and
 the developer's index are never touched. Covered: tracked and untracked files
-that are not ignored. NOT covered: ignored files (build output, ``.env`` when
-ignored, ``node_modules``...), empty directories, and the contents of nested
-repositories. Restoring first checkpoints the current state, so an undo can be
-undone, and it writes only the working tree, never the index.
+that are not ignored. NOT covered, and named in each checkpoint: nested
+repositories (a submodule keeps the commit the index records; git never looks
+inside one, where its own config could run programs), tracked paths that are
+now neither a file nor a symlink (a FIFO, a socket); and, as always, ignored
+files (build output, ``.env`` when ignored, ``node_modules``...) and empty
+directories. Restoring first checkpoints the current state, so an undo can be
+undone; it writes only the working tree, never the index, and never through a
+symlinked directory.
 """
 
 from __future__ import annotations
@@ -13,14 +17,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.core import gitsafe, paths
 from tui.core.diffs import to_text
-from tui.core.errors import RepoError
-from tui.core.repo import Repo
+from tui.core.errors import DevagentError, RepoError
+from tui.core.repo import GIT_CONFIG, Repo
 
 REF_ROOT = "refs/devagent/checkpoints"
 _IDENTITY = {
@@ -28,6 +34,9 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "devagent", "GIT_COMMITTER_EMAIL": "devagent@localhost",
 }
 _MAX_LISTED = 200  # files named in a checkpoint's message
+_MAX_SKIPPED = 50  # unusual files left out of one checkpoint before devagent gives up on it
+DIFF_LIMIT = 4_000_000  # bytes of a checkpoint diff read (shown, and sent to the model): git is stopped there
+_NOT_ADDABLE = re.compile(r"^error: (.+): can only add regular files, symbolic links or git-directories$", re.M)
 
 
 @dataclass
@@ -40,6 +49,7 @@ class Checkpoint:
     files: list[str] = field(default_factory=list)  # changed since the previous checkpoint (or HEAD)
     number: int = 0
     tree: str = ""  # the saved working tree
+    not_covered: list[str] = field(default_factory=list)  # "sub/ (a nested repository)"...
 
     @property
     def short(self) -> str:
@@ -57,14 +67,45 @@ def _safe_session(session_id: str) -> str:
 
 def snapshot_tree(r: Repo) -> str:
     """The working tree (tracked + untracked, not ignored) as a tree object, via a throwaway index."""
+    return snapshot(r)[0]
+
+
+def nested_repos(r: Repo) -> list[str]:
+    """Submodules (gitlinks in the index) and untracked repositories inside the work tree, as ``path/``."""
+    out = to_text(r.git("ls-files", "-z", "--stage", "--others", "--exclude-standard"))
+    found = []
+    for entry in out.split("\0"):
+        if entry.startswith("160000 ") and "\t" in entry:
+            found.append(entry.split("\t", 1)[1] + "/")
+        elif entry.endswith("/") and "\t" not in entry:  # git lists an untracked repository as one "dir/"
+            found.append(entry)
+    return found
+
+
+def snapshot(r: Repo) -> tuple[str, list[str]]:
+    """(tree, what it does not cover): nested repositories and tracked paths git cannot add any more."""
     tmp = r.devagent_dir() / f"index-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     real_index = r.git_dir / "index"
+    nested = nested_repos(r)
+    skipped = [f"{path} (a nested repository: not looked into)" for path in nested]
+    excluded = [path.rstrip("/") for path in nested]
     try:
         if real_index.exists():
             shutil.copyfile(real_index, tmp)  # read-only use: only saves re-hashing unchanged files
-        env = {"GIT_INDEX_FILE": str(tmp)}
-        r.git("add", "-A", "--", ".", env=env)
-        return to_text(r.git("write-tree", env=env)).strip()
+        env = {"GIT_INDEX_FILE": str(tmp), "LC_ALL": "C"}
+        while True:
+            spec = "".join(f"{p}\0" for p in [".", *(f":(exclude,literal){x}" for x in excluded)])
+            proc = r.run_git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=spec.encode(
+                "utf-8", "surrogateescape"), env=env, raw=True)  # the bytes on disk: what undo writes back
+            if proc.returncode == 0:
+                break
+            unusual = _NOT_ADDABLE.findall(to_text(proc.stderr))
+            if not unusual or len(excluded) - len(nested) >= _MAX_SKIPPED or set(unusual) <= set(excluded):
+                raise RepoError(f"git add -A failed: {to_text(proc.stderr).strip()}")
+            for path in unusual:  # the index copy keeps what git last stored for it
+                excluded.append(path)
+                skipped.append(f"{path} (not a regular file or symlink: kept as last recorded)")
+        return to_text(r.git("write-tree", env=env, raw=True)).strip(), skipped  # racy entries are re-read
     finally:
         tmp.unlink(missing_ok=True)
         Path(str(tmp) + ".lock").unlink(missing_ok=True)
@@ -91,9 +132,12 @@ def _parse(ref: str, sha: str, message: str) -> Checkpoint:
     lines = message.splitlines()
     meta: dict[str, str] = {}
     files: list[str] = []
+    skipped: list[str] = []
     for line in lines[1:]:
         if line.startswith("  "):
             files.append(line[2:])
+        elif line.startswith("Not-Covered: "):
+            skipped.append(line[len("Not-Covered: "):])
         elif ": " in line:
             key, value = line.split(": ", 1)
             meta[key] = value
@@ -101,7 +145,8 @@ def _parse(ref: str, sha: str, message: str) -> Checkpoint:
     parts = ref.rsplit("/", 2)
     number = int(parts[-1]) if parts[-1].isdigit() else 0
     return Checkpoint(ref=ref, sha=sha, label=meta.get("Label", label), created=float(meta.get("Created", "0")),
-                      session_id=meta.get("Session", parts[-2] if len(parts) > 1 else ""), files=files, number=number)
+                      session_id=meta.get("Session", parts[-2] if len(parts) > 1 else ""), files=files, number=number,
+                      not_covered=skipped)
 
 
 def _changed(r: Repo, old_tree: str | None, new_tree: str) -> list[str]:
@@ -117,7 +162,7 @@ def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None =
     With ``keep`` (config.checkpoints.keep), older checkpoints of other sessions are pruned afterwards.
     """
     r = _repo(repo)
-    tree = snapshot_tree(r)
+    tree, skipped = snapshot(r)
     previous = list_checkpoints(r)
     head = r.head()
     base_tree = f"{previous[0].sha}^{{tree}}" if previous else (f"{head}^{{tree}}" if head else None)
@@ -127,6 +172,7 @@ def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None =
     message = [f"devagent checkpoint: {label.splitlines()[0] if label else 'checkpoint'}", "",
                f"Label: {label.replace(chr(10), ' ')}", f"Session: {session}", f"Created: {created:.6f}",
                f"Files-Changed: {len(files)}"]
+    message += [f"Not-Covered: {p.replace(chr(10), ' ')}" for p in skipped]
     message += [f"  {p}" for p in files[:_MAX_LISTED]]
     args = ["commit-tree", tree]
     if head:
@@ -139,7 +185,7 @@ def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None =
         if r.run_git("update-ref", ref, sha, "").returncode == 0:  # "" = must not exist yet
             if keep is not None:
                 prune(r, keep, session)
-            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree)
+            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree, skipped)
     raise RepoError("Could not record a checkpoint: too many concurrent checkpoints for this session.")
 
 
@@ -163,18 +209,38 @@ def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
     raise RepoError(f"No checkpoint called {name!r}.", "Run `devagent checkpoints` to list them.")
 
 
-def _tree_diff(r: Repo, old: str, new: str) -> str:
-    return to_text(r.git("diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/",
-                         "--dst-prefix=b/", old, new))
+class ShownDiff(str):
+    """A diff for showing (never applied): files over half of DIFF_LIMIT appear as binary, and the text is
+    cut at a file boundary once git's output passes DIFF_LIMIT (then ``cut`` is true)."""
+
+    cut: bool = False
 
 
-def undo_diff(repo: Path | Repo, cp: Checkpoint) -> str:
+def _tree_diff(r: Repo, old: str, new: str) -> ShownDiff:
+    try:
+        code, out, cut = gitsafe.run_capped(r.root, *GIT_CONFIG, "-c", f"core.bigFileThreshold={DIFF_LIMIT // 2}",
+                                            "diff", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", old, new,
+                                            limit=DIFF_LIMIT, timeout=r.timeout)
+    except subprocess.TimeoutExpired:
+        raise RepoError(f"git diff did not finish within {r.timeout:.0f}s.") from None
+    if code != 0:
+        raise RepoError(f"git diff of checkpoints {old[:12]}..{new[:12]} failed")
+    text = to_text(out)
+    if cut:
+        end = text.rfind("\ndiff --git ")
+        text = text[:end + 1] if end >= 0 else ""
+    shown = ShownDiff(text)
+    shown.cut = cut
+    return shown
+
+
+def undo_diff(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     """The diff restoring ``cp`` would apply to the working tree as it is now."""
     r = _repo(repo)
     return _tree_diff(r, snapshot_tree(r), f"{cp.sha}^{{tree}}")
 
 
-def changes_since(repo: Path | Repo, cp: Checkpoint) -> str:
+def changes_since(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     """What changed in the working tree since ``cp`` (e.g. what an approved command did), as a diff."""
     r = _repo(repo)
     return _tree_diff(r, f"{cp.sha}^{{tree}}", snapshot_tree(r))
@@ -198,50 +264,24 @@ def restore(repo: Path | Repo, cp: Checkpoint, *, session_id: str | None = None)
             deletes.append(path)
         if status != "D" and not new_mode.startswith("160"):
             writes.append((path, new_mode, new_sha))
-    for path in deletes:
-        _remove(r.root, path)
-    blobs = r.read_blobs([sha for _, _, sha in writes])
-    for path, mode, sha in writes:
-        _write(r.root, path, mode, blobs[sha] or b"")
+    blocked = sorted({link for path in deletes + [w[0] for w in writes]
+                      if (link := paths.blocked_by_link(r.root, path)) is not None})
+    if blocked:
+        raise RepoError(f"Refusing to restore {cp.short}: {', '.join(blocked[:5])} is now a symlink or a file, and "
+                        "restoring would write through it (ignored paths are not covered by checkpoints).",
+                        f"Move {blocked[0]} out of the way yourself, then run undo again.")
+    try:
+        for path in deletes:
+            paths.remove_file(r.root, path)
+        blobs = r.read_blobs([sha for _, _, sha in writes])
+        for path, mode, sha in writes:
+            paths.restore_file(r.root, path, blobs[sha] or b"", mode)
+    except (DevagentError, OSError) as err:
+        why = err.message if isinstance(err, DevagentError) else f"{err.strerror}: {err.filename}"
+        raise RepoError(f"Restoring {cp.short} stopped part way: {why}",
+                        f"Checkpoint {before.short} holds the state from just before; `devagent undo {before.short}` "
+                        "puts it back.") from None
     return before
-
-
-def _inside(root: Path, path: str) -> Path:
-    target = root / path
-    parent = Path(os.path.realpath(target.parent))
-    if parent != root and root not in parent.parents:
-        raise RepoError(f"Refusing to restore {path}: a directory on its way points outside the repository.",
-                        "Remove the symlink, then run undo again.")
-    return target
-
-
-def _remove(root: Path, path: str) -> None:
-    target = _inside(root, path)
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    parent = target.parent
-    while parent != root:
-        try:
-            parent.rmdir()  # only succeeds when empty: ignored files keep their directory
-        except OSError:
-            break
-        parent = parent.parent
-
-
-def _write(root: Path, path: str, mode: str, data: bytes) -> None:
-    target = _inside(root, path)
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    elif target.is_dir():
-        shutil.rmtree(target)  # a directory where the checkpoint had a file: it held only ignored files
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if mode == "120000":
-        os.symlink(os.fsdecode(data), target)
-        return
-    tmp = target.parent / f".{target.name}.devagent-{uuid.uuid4().hex[:6]}"
-    tmp.write_bytes(data)
-    tmp.chmod(0o755 if mode == "100755" else 0o644)
-    os.replace(tmp, target)
 
 
 def prune(repo: Path | Repo, keep: int, session_id: str | None = None) -> int:

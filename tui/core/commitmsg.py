@@ -99,7 +99,9 @@ async def generate_with_source(backend: "Backend", staged_diff: str, recent_subj
     try:
         raw = await asyncio.wait_for(ask(), timeout)
     except ModelError as exc:
-        return fallback_message(staged_diff, recent_subjects), f"fallback ({exc.message})"
+        from tui.core.llm.modelcache import unreachable_note
+
+        return fallback_message(staged_diff, recent_subjects), f"fallback ({exc.message}{unreachable_note(exc)})"
     except asyncio.TimeoutError:
         return fallback_message(staged_diff, recent_subjects), f"fallback (no answer within {timeout:.0f}s)"
     message = sanitize(raw, staged_diff, conventional)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, overload
+
+from tui.core import gitsafe
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
@@ -30,7 +31,7 @@ _FILE_RE = re.compile(r"\ndiff --git ")
 _HUNK_START_RE = re.compile(r"\n@@ -\d")
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _QUOTE_NEEDED = re.compile(r'[\x00-\x1f"\\\x7f]')
-_GIT_FLAGS = ["--no-pager", "-c", "core.quotepath=false", "-c", "diff.noprefix=false",
+_GIT_FLAGS = ["-c", "diff.noprefix=false",
               "-c", "diff.mnemonicPrefix=false", "-c", "core.autocrlf=false"]
 
 
@@ -109,11 +110,8 @@ def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
             target.parent.mkdir()
             target.write_bytes(data)
             args.append(f"{side}/f")
-        proc = subprocess.run(
-            ["git", *_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
-             "--no-prefix", "--", *args],
-            cwd=tmp, capture_output=True, timeout=60,
-        )
+        proc = gitsafe.run(tmp, *_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix", "--", *args,
+                           timeout=60)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"git diff --no-index failed: {to_text(proc.stderr).strip()}")
     lines = split_lines(to_text(proc.stdout))

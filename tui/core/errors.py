@@ -62,6 +62,16 @@ class UnknownModel(ModelError):
     exit_code = 6
 
 
+class DownloadError(DevagentError):
+    """A model download that failed, stalled or did not verify. What was received is kept when it can resume."""
+
+    exit_code = 10
+
+    def __init__(self, message: str, hint: str = "", resumable: bool = False) -> None:
+        super().__init__(message, hint)
+        self.resumable = resumable  # the connection dropped part way: trying again continues from there
+
+
 class ToolError(DevagentError):
     """A tool call that cannot run (bad arguments, path refused, edit text not found).
 

@@ -122,7 +122,7 @@ class CommandFinished(Event):
     id: str
     exit_code: int | None
     duration: float
-    killed: str = ""  # "" | timeout | idle | cancelled
+    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes (past limits.max_processes)
     dropped_bytes: int = 0
 
 
@@ -131,6 +131,7 @@ class Checkpointed(Event):
     type: ClassVar[str] = "checkpoint"
     ref: str
     label: str
+    not_covered: tuple[str, ...] = ()  # nested repositories, FIFOs...: what this checkpoint cannot restore
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ class ContextUsage(Event):
     used: int
     limit: int
     trimmed: int = 0  # tool outputs / messages dropped or shortened to fit
+    parts: dict[str, int] = field(default_factory=dict)  # tokens of named parts within ``used`` (instructions)
 
 
 @dataclass(frozen=True)

@@ -41,17 +41,41 @@ def hints(prompt: str, files: list[str], tools: set[str]) -> list[str]:
     out: list[str] = []
     data = data_files(prompt, files)
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
-        out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it with the "
-                   "csv or json module, transforms every row in code, and writes it back to the same path. "
-                   "Do not retype the data with edit_file or write_file.")
+        out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
+                   "every row in code and writes it back to the same path; do not retype the data with edit_file "
+                   "or write_file. " + _skeleton(data[0]))
     return out
 
 
-def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int) -> str:
+def _skeleton(path: str) -> str:
+    if path.lower().endswith((".csv", ".tsv")):
+        delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
+        return ("Start from this code (each row is a list of strings; rows[0] is the header; keep the order of "
+                "the rows unless asked to sort):\n"
+                f"import csv\nwith open({path!r}, newline='') as f:\n    rows = list(csv.reader(f{delimiter}))\n"
+                "# ... change rows here ...\n"
+                f"with open({path!r}, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows(rows)")
+    return ("Start from this code:\nimport json\n"
+            f"with open({path!r}) as f:\n    data = json.load(f)\n# ... change data here ...\n"
+            f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
+
+
+def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, configured: int) -> str:
+    """The nearest AGENTS.md to the files the prompt names (else the root one), within its budget."""
+    from tui.core import instructions
+    from tui.core.mentions import mentioned
+
+    block = instructions.build(repo, files, mentioned(prompt, files, 5), instructions.budget(configured, limit))
+    return block.text if block else ""
+
+
+def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int,
+                 instructions_tokens: int = 0) -> str:
     """The message that follows the prompt ('' when there is nothing useful to say)."""
     parts: list[str] = []
     repo_map = repo_map_for(repo, prompt, map_budget(limit))
     if repo_map.strip():
         parts.append(HEADER + "\n" + repo_map.strip())
     parts.extend(hints(prompt, files, tools))
-    return "\n\n".join(parts)
+    parts.append(project_instructions(repo, prompt, files, limit, instructions_tokens))
+    return "\n\n".join(p for p in parts if p)

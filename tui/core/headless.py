@@ -18,6 +18,8 @@ import threading
 from typing import Any, TextIO
 
 from tui.core.approval import Decision, Proposal
+from tui.core.literal import literal_warnings
+from tui.core.literal import visible as _literal
 from tui.core.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
                              Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.prose import ProseStream
@@ -46,20 +48,6 @@ class StdinLines:
 
     async def readline(self) -> str | None:
         return await self.queue.get()
-
-
-def _literal(text: str) -> str:
-    """Show control characters visibly instead of letting the terminal interpret them."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in "\n\t":
-            out.append(ch)
-        elif code < 32 or code == 127 or 0x80 <= code < 0xA0 or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 class TextPrinter:
@@ -150,7 +138,10 @@ class JsonPrinter:
         self.out = out or sys.stdout
 
     def __call__(self, event: Event) -> None:
-        self.out.write(json.dumps(event.to_dict(), default=str) + "\n")
+        data = event.to_dict()
+        if isinstance(event, TextDone):
+            data["warnings"] = literal_warnings(event.text)  # the text stays exact; this says what hides in it
+        self.out.write(json.dumps(data, default=str) + "\n")
         self.out.flush()
 
 
@@ -158,7 +149,8 @@ def show_proposal(proposal: Proposal, out: TextIO) -> None:
     out.write(f"\n── proposal {proposal.id}: {proposal.kind} ── risk: {proposal.risk} ── rule: {proposal.rule} "
               f"── sandbox: {proposal.sandbox}\n")
     if proposal.kind in ("command", "python"):
-        out.write(_literal(proposal.code if proposal.kind == "python" else (proposal.command or "")) + "\n")
+        out.write(_literal(proposal.code if proposal.kind == "python" else (proposal.command or ""),
+                           proposal.kind == "command") + "\n")
     if proposal.diff:
         out.write(_literal(proposal.diff))
         if not proposal.diff.endswith("\n"):

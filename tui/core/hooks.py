@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core.errors import RepoError
+from tui.core.paths import read_regular, replace_file
 from tui.core.repo import Repo
 
-MARKER = "# devagent-hook v1"
+MARKER = "# devagent-hook v2"
+_ANY_MARKER = "# devagent-hook v"  # v1 hooks started Python without -I: a refresh replaces them
 ORIG_SUFFIX = ".devagent-orig"
 PRE_COMMIT = "pre-commit"
 PREPARE_MSG = "prepare-commit-msg"
@@ -33,8 +35,9 @@ if [ -x "$hook_dir/{name}{orig}" ]; then
     "$hook_dir/{name}{orig}" "$@" || exit $?
 fi
 py={python}
-if [ -x "$py" ] && "$py" -c "import tui" >/dev/null 2>&1; then
-    exec "$py" -m tui {command} "$@"
+# -I: git runs hooks in the work tree, whose tui/, tui.py or sitecustomize.py must never be imported
+if [ -x "$py" ] && "$py" -I -c "import tui" >/dev/null 2>&1; then
+    exec "$py" -I -m tui {command} "$@"
 elif command -v devagent >/dev/null 2>&1; then
     exec devagent {command} "$@"
 fi
@@ -71,13 +74,15 @@ def state(repo: Repo, name: str) -> HookState:
     orig = path.with_name(name + ORIG_SUFFIX)
     if not path.exists() and not path.is_symlink():
         return HookState(name, path, "absent", detail="no hook")
-    try:
-        text = path.read_text(errors="replace")
+    try:  # a hooks dir inside the repo (core.hooksPath) is repo content: never block on a FIFO there
+        text = read_regular(path, 256_000).decode("utf-8", "replace")
     except OSError:
         text = ""
-    if MARKER in text:
-        return HookState(name, path, "installed", orig.exists(),
-                         f"devagent, then your original hook ({orig.name})" if orig.exists() else "devagent")
+    if _ANY_MARKER in text:
+        detail = f"devagent, then your original hook ({orig.name})" if orig.exists() else "devagent"
+        if MARKER not in text:
+            detail += " (an older version: run `devagent hook install` to refresh it)"
+        return HookState(name, path, "installed", orig.exists(), detail)
     who = _manager(text)
     if who:
         return HookState(name, path, "managed", detail=f"managed by {who}")
@@ -94,6 +99,9 @@ def install(repo: Repo, *, force: bool = False, commit_msg: bool = False) -> lis
             raise RepoError(f"{st.path} is {st.detail}; installing would fight it.",
                             "Add devagent to that tool's config instead (for the pre-commit framework see "
                             "docs/git-workflow.md), or pass --force to chain the hook anyway.")
+        if st.state in ("foreign", "managed") and not st.path.is_file():
+            raise RepoError(f"{st.path} is not a hook script (it is not a regular file); devagent will not chain it.",
+                            "Look at what it is and remove it yourself, then run `devagent hook install` again.")
         if st.state in ("foreign", "managed") and orig.exists():
             raise RepoError(f"Both {st.path} and {orig.name} exist; installing would lose one of them.",
                             f"Remove or merge {orig} yourself, then run `devagent hook install` again.")
@@ -108,10 +116,7 @@ def install(repo: Repo, *, force: bool = False, commit_msg: bool = False) -> lis
             done.append(f"{st.name}: already installed; refreshed")
         else:
             done.append(f"{st.name}: installed in {st.path.parent}")
-        tmp = st.path.with_name(f".{st.name}.devagent-tmp")
-        tmp.write_text(_script(st.name))
-        tmp.chmod(0o755)
-        os.replace(tmp, st.path)
+        replace_file(st.path, _script(st.name).encode(), 0o755)
     return done
 
 

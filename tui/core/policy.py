@@ -3,13 +3,15 @@
 Rules are matched on the parsed command (program, subcommand, flags, path
 arguments relative to the repo), never on the raw string. Order of strength:
 hard deny (only `unlock` in the user config lifts it) > deny > ask > allow.
-A repo's own config can add denies and asks, and allow only low-risk
-commands; it can never loosen what the user or the hard-deny list denies.
+A repo's own config can add denies and asks; its allow rules auto-approve only
+what the built-in read-only defaults would, and its test command is always asked
+for. It can never loosen what the user or the hard-deny list denies.
 Without a working sandbox nothing is auto-approved.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -21,33 +23,14 @@ from tui.core import risk_tables as T
 from tui.core.approval import Proposal
 from tui.core.config import Config
 from tui.core.errors import ConfigError
-from tui.core.risk import assess, command_labels, literal_warnings, loss_preview, where
+from tui.core.hard_deny import HARD_DENY, hard_denies
+from tui.core.literal import literal_warnings
+from tui.core.loss_preview import loss_preview
+from tui.core.risk import assess, command_labels, where
 from tui.core.shell_parse import ParsedCommand, parse
 
-# Hard-deny entries: name (what `unlock` lists) -> description.
-HARD_DENY: dict[str, str] = {
-    "sudo": "runs as root or another user (sudo, su, doas, pkexec)",
-    "mkfs": "formats or repartitions disks (mkfs, wipefs, fdisk, parted)",
-    "write-device": "writes straight to a disk device (dd of=/dev/sda, > /dev/sda)",
-    "rm-root": "recursively deletes /, a system directory or your home",
-    "fork-bomb": "a fork bomb",
-    "pipe-to-shell": "pipes a download into a shell or interpreter (curl ... | sh)",
-    "shutdown": "shuts down or reboots the machine",
-    "chmod-system": "changes permissions or owners of system directories recursively",
-}
-_SYSTEM_DIRS = {"/", "/*", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root",
-                "/sbin", "/srv", "/sys", "/usr", "/var", "~", "~/", "~/*", "$HOME", "$HOME/", "$HOME/*", "${HOME}",
-                "/Users", "/System", "/Library", "/mnt", "/media", ".."}
-_DISKS = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|loop|mapper/)")
-_RAW_HARD = [
-    ("fork-bomb", re.compile(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&")),
-    ("sudo", re.compile(r"(^|[;&|(`$]\s*|\s)(sudo|doas|pkexec|su)\s")),
-    ("pipe-to-shell", re.compile(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b")),
-    ("rm-root", re.compile(r"\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+)+(/|~|\$HOME)\s*($|[;&|])")),
-    ("mkfs", re.compile(r"\bmkfs(\.\w+)?\b")),
-]
-# Repo rules may auto-approve only commands this harmless.
-_REPO_ALLOW_LABELS = {"read-only", "writes-repo"}
+# "Approve similar" never remembers these: a rule like `python -c *` would allow any code.
+_NEVER_REMEMBERED = frozenset({"shell-exec", "destructive", "privilege", "writes-outside", "unparseable"})
 _ALLOW_WRAPPERS = {"env", "time", "command", "nice", "timeout", "stdbuf"}
 _SUBCOMMAND_PROGRAMS = {"git", "npm", "yarn", "pnpm", "cargo", "go", "pip", "pip3", "docker", "podman", "uv",
                         "poetry", "make", "just", "kubectl", "gh", "dotnet", "mvn", "gradle", "bundle", "rake",
@@ -133,6 +116,8 @@ def _matches(rule: Rule, cmd: ParsedCommand, repo: Path, labels: list[str]) -> b
         return False
     if set(cmd.wrappers) - _ALLOW_WRAPPERS or cmd.background:
         return False
+    if any(not T.SAFE_ASSIGN.fullmatch(name) for name in cmd.assigns):
+        return False  # LD_PRELOAD=..., GIT_EXTERNAL_DIFF=...: not the command the rule allows
     # An allow rule never reaches outside the repo: every argument and redirect must stay inside it.
     if any(where(raw, dyn, repo) not in ("repo", "null") for _n, raw, dyn in words):
         return False
@@ -144,39 +129,6 @@ def _matches(rule: Rule, cmd: ParsedCommand, repo: Path, labels: list[str]) -> b
     return True
 
 
-def hard_denies(command: str, commands: list[ParsedCommand] | None) -> list[str]:
-    """Names from HARD_DENY that ``command`` hits; ``commands`` None (unparseable) falls back to raw patterns."""
-    if commands is None:
-        return list(dict.fromkeys(name for name, rx in _RAW_HARD if rx.search(command)))
-    hits: list[str] = []
-    for cmd in commands:
-        prog, pos = cmd.program, [w for w, _ in cmd.positionals()]
-        names = {prog, *cmd.wrappers}
-        if names & {"sudo", "su", "doas", "pkexec", "runuser"}:
-            hits.append("sudo")
-        if prog.startswith("mkfs") or prog in ("wipefs", "fdisk", "sfdisk", "parted"):
-            hits.append("mkfs")
-        if any(a.startswith("of=") and _DISKS.match(a[3:]) for a in cmd.args) or \
-                any(_DISKS.match(t) for op, t in cmd.redirects if ">" in op):
-            hits.append("write-device")
-        if prog in ("rm", "srm") and cmd.flags() & {"-r", "-R", "--recursive"} and \
-                (any(p.rstrip("/") in _SYSTEM_DIRS or p in _SYSTEM_DIRS for p in pos) or "--no-preserve-root" in cmd.args):
-            hits.append("rm-root")
-        if prog in ("chmod", "chown", "chgrp") and cmd.flags() & {"-R", "--recursive"} and \
-                any(p.rstrip("/") in _SYSTEM_DIRS or p in _SYSTEM_DIRS for p in pos[1:]):
-            hits.append("chmod-system")
-        if prog in ("shutdown", "reboot", "halt", "poweroff") or (prog in ("init", "telinit") and pos[:1] in (["0"], ["6"])):
-            hits.append("shutdown")
-        runs_code = prog in T.SHELLS or prog in T.INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", prog or "-")
-        if runs_code and (set(cmd.stdin_from.split(" | ")) & T.NETWORK or (any(cmd.dynamic) and any(
-                c.nested and c.program in T.NETWORK for c in commands))):
-            hits.append("pipe-to-shell")
-        if prog == "function" and cmd.args and re.search(
-                re.escape(cmd.args[0]) + r"\s*\|\s*" + re.escape(cmd.args[0]), cmd.text):
-            hits.append("fork-bomb")
-    return list(dict.fromkeys(hits))
-
-
 class Policy:
     """Labels proposals. ``remember`` adds structural session rules ("approve similar for this session")."""
 
@@ -185,10 +137,14 @@ class Policy:
         self.sandbox_active = sandbox_active
         self.sandbox_kind = sandbox_kind or ("bwrap" if sandbox_active else "none")
         self.repo = Path(os.path.realpath(repo))
+        unknown = sorted(set(config.unlock) - set(HARD_DENY))
+        if unknown:
+            raise ConfigError(f"unlock: unknown hard-deny name {unknown[0]!r}", "Names: " + ", ".join(HARD_DENY))
         self.unlocked = set(config.unlock)
         self.rules: dict[str, list[Rule]] = {
             "user": self._layer(config.user_rules, "user"),
             "repo": self._layer(config.repo_rules, "repo"),
+            "session": [],  # deny rules remembered from "reject always"
         }
         self.session: list[Rule] = []
         self.default_allow = self._defaults()
@@ -198,8 +154,9 @@ class Policy:
                 for verdict in ("deny", "ask", "allow") for text in rules.get(verdict, [])]
 
     def _defaults(self) -> list[Rule]:
+        """Your own test command, with any arguments; a repo's test command is always asked for."""
         test = self.config.tests.command.strip()
-        if not test:
+        if not test or "tests.command" in self.config.repo_set:
             return []
         try:
             return [parse_rule(test + " *", "allow", "default", self.repo)]
@@ -217,7 +174,7 @@ class Policy:
         command = proposal.command or ""
         risk = assess(command, self.repo)
         proposal.risk, proposal.risk_reasons = risk.label, list(risk.reasons)
-        literal = literal_warnings(command)
+        literal = literal_warnings(command, command=True)
         proposal.warnings = literal + loss_preview(command, self.repo)
         proposal.policy, proposal.rule = self._decide(command, risk.commands, risk.label, bool(literal))
 
@@ -231,7 +188,7 @@ class Policy:
 
     def _decide(self, command: str, commands: list[ParsedCommand], label: str, literal: bool) -> tuple[str, str]:
         parsed = None if label == "unparseable" else commands
-        hard = [h for h in hard_denies(command, parsed) if h not in self.unlocked]
+        hard = [h for h in hard_denies(command, parsed, self.repo) if h not in self.unlocked]
         if hard:
             name = hard[0]
             return "deny", (f"hard deny: {HARD_DENY[name]} (only your user config can lift it: "
@@ -242,7 +199,7 @@ class Policy:
             return "ask", "unparseable: the shell parser could not read it, so it always asks"
         per_cmd = [(cmd, command_labels(cmd, self.repo)) for cmd in commands]
         for verdict in ("deny", "ask"):
-            for source in ("user", "repo"):
+            for source in ("user", "repo", "session"):
                 for rule in self.rules[source]:
                     if rule.verdict == verdict and any(_matches(rule, c, self.repo, ls) for c, ls in per_cmd):
                         return verdict, rule.describe()
@@ -267,11 +224,11 @@ class Policy:
             for rule in rules:
                 if rule.verdict == "allow" and _matches(rule, cmd, self.repo, labels):
                     return rule.describe()
-        for rule in self.rules["repo"]:
-            if rule.verdict == "allow" and set(labels) <= _REPO_ALLOW_LABELS and _matches(rule, cmd, self.repo, labels):
+        read_only = self._read_only_default(cmd, labels)
+        for rule in self.rules["repo"]:  # never more than the built-in read-only defaults
+            if rule.verdict == "allow" and read_only and _matches(rule, cmd, self.repo, labels):
                 return rule.describe()
-        if labels == ["read-only"] and cmd.program in T.READ_ONLY | {"git"} and not cmd.wrappers and \
-                not cmd.background and all(where(w, d, self.repo) in ("repo", "null") for w, d in cmd.positionals()):
+        if read_only:
             name = f"git {cmd.subcommand}" if cmd.program == "git" else cmd.program
             return f"default allow: read-only {name}"
         for rule in self.default_allow:
@@ -279,27 +236,32 @@ class Policy:
                 return f"default allow: test command {self.config.tests.command}"
         return None
 
+    def _read_only_default(self, cmd: ParsedCommand, labels: list[str]) -> bool:
+        return labels == ["read-only"] and cmd.program in T.READ_ONLY | {"git"} and not cmd.wrappers and \
+            not cmd.background and all(where(w, d, self.repo) in ("repo", "null") for w, d in cmd.positionals())
+
     # -- session rules --------------------------------------------------------------------------
 
-    def remember(self, proposal: Proposal) -> str:
-        """Add a structural session allow rule like the approved command; '' if nothing can be remembered."""
+    def remember(self, proposal: Proposal, verdict: str = "allow") -> str:
+        """Add a structural session rule like the command (allow: approved; deny: rejected for good); '' if none."""
         if proposal.kind != "command" or not proposal.command:
             return ""
         try:
             commands = parse(proposal.command)
         except ValueError:
             return ""
-        if hard_denies(proposal.command, commands) or not commands:
+        if hard_denies(proposal.command, commands, self.repo) or not commands:
             return ""
-        texts: list[str] = []
+        rules: list[Rule] = []
         for cmd in commands:
-            if not cmd.program or cmd.program == "function":
-                return ""
+            if not cmd.program or cmd.program == "function" or cmd.assigns or (verdict == "allow" and \
+                    set(command_labels(cmd, self.repo)) & _NEVER_REMEMBERED):
+                return ""  # its arguments are code, or it reaches beyond the repo: "similar" would be anything
             rule = self._session_rule(cmd)
-            if rule not in self.session:
-                self.session.append(rule)
-            texts.append(rule.text)
-        return "; ".join(dict.fromkeys(texts))
+            rules.append(dataclasses.replace(rule, verdict="deny") if verdict == "deny" else rule)
+        target = self.rules["session"] if verdict == "deny" else self.session
+        target += [r for r in dict.fromkeys(rules) if r not in target]
+        return "; ".join(dict.fromkeys(r.text for r in rules))
 
     def _session_rule(self, cmd: ParsedCommand) -> Rule:
         pos = [w for w, _ in cmd.positionals()]

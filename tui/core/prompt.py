@@ -19,7 +19,8 @@ same thing again.
 To use a tool, reply with ONLY one JSON object, nothing else, for example:
 {{"name": "list_files", "arguments": {{"path": "."}}}}
 Use one tool per reply and wait for its result. Read a file before you edit it. Change existing files with
-edit_file (only the lines that change; old="" adds to the end); use write_file only for new files. For a question, read the file first,
+edit_file (only the lines that change; old="" adds to the end); to add or replace a whole function, method or test
+use edit_symbol; use write_file only for new files. For a question, read the file first,
 then answer it: do not change files unless the developer asks for a change. When you know the answer or the change is done, reply
 in plain text (no JSON).
 

@@ -16,14 +16,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from tui.core import gitsafe
 from tui.core.diffs import select_hunks, to_bytes, to_text
-from tui.core.errors import NotARepoError, PatchError, RepoBusyError, RepoError
+from tui.core.errors import NotARepoError, PatchError, PathRefused, RepoBusyError, RepoError
+from tui.core.paths import read_bounded
 
 if TYPE_CHECKING:
-    import git
+    import git as gitpython_module
 
-GIT_CONFIG = ["-c", "core.quotepath=false", "-c", "color.ui=false", "-c", "diff.noprefix=false",
-              "-c", "diff.mnemonicPrefix=false"]
+GIT_CONFIG = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]  # diffs parse the same everywhere
 DIFF_FLAGS = ["--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
               "--no-relative"]
 
@@ -86,8 +87,8 @@ class Repo:
 
     def __init__(self, root: Path, *, timeout: float = 120.0) -> None:
         self.timeout = timeout
-        proc = subprocess.run(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
-                              cwd=root, capture_output=True, timeout=timeout)
+        proc = gitsafe.run(root, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir",
+                           timeout=timeout)
         if proc.returncode != 0:
             raise NotARepoError(f"{root} is not inside a git work tree.",
                                 "Run devagent inside a git work tree (or create one with `git init`).")
@@ -99,34 +100,36 @@ class Repo:
     # -- plumbing -------------------------------------------------------------------------------------------------
 
     def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool = True, timeout: float | None = None) -> bytes:
+            check: bool = True, timeout: float | None = None, raw: bool = False) -> bytes:
         """Run git in the work tree root; raise RepoError with git's message when it fails and ``check``."""
-        proc = self.run_git(*args, input=input, env=env, timeout=timeout)
+        proc = self.run_git(*args, input=input, env=env, timeout=timeout, raw=raw)
         if check and proc.returncode != 0:
             raise RepoError(f"git {' '.join(args[:2])} failed: {to_text(proc.stderr).strip()}")
         return proc.stdout
 
     def run_git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-                timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
-        """Run git and return the whole result without raising on its exit code (a hang raises RepoError)."""
-        full_env = None if env is None else {**os.environ, **env}
+                timeout: float | None = None, raw: bool = False) -> subprocess.CompletedProcess[bytes]:
+        """Run git and return the whole result without raising on its exit code (a hang raises RepoError).
+
+        ``raw``: no filter driver runs, not even the developer's (see gitsafe.argv).
+        """
         limit = timeout or self.timeout
         try:
-            return subprocess.run(["git", *GIT_CONFIG, *args], cwd=self.root, input=input, capture_output=True,
-                                  env=full_env, timeout=limit, stdin=None if input is not None else subprocess.DEVNULL)
+            return gitsafe.run(self.root, *GIT_CONFIG, *args, input=input, env=env, timeout=limit, raw=raw)
         except subprocess.TimeoutExpired:
             raise RepoError(f"git {args[0]} did not finish within {limit:.0f}s.",
                             "Check for a hung git process or a very large repository.") from None
 
     @cached_property
-    def gitpython(self) -> "git.Repo":
-        import git
-
-        return git.Repo(self.root)
+    def gitpython(self) -> "gitpython_module.Repo":
+        return gitsafe.gitpython(self.root)
 
     def git_path(self, name: str) -> Path:
-        """``git rev-parse --git-path NAME``: honours worktrees and core.hooksPath."""
-        out = to_text(self.git("rev-parse", "--git-path", name)).strip()
+        """``git rev-parse --git-path NAME``: honours worktrees and (for ``hooks``) the developer's core.hooksPath."""
+        proc = gitsafe.run(self.root, "rev-parse", "--git-path", name, hooks=name == "hooks", timeout=self.timeout)
+        if proc.returncode != 0:
+            raise RepoError(f"git rev-parse --git-path failed: {to_text(proc.stderr).strip()}")
+        out = to_text(proc.stdout).strip()
         return (self.root / out).resolve() if not os.path.isabs(out) else Path(out)
 
     def devagent_dir(self) -> Path:
@@ -207,13 +210,17 @@ class Repo:
         """HEAD (or the empty tree before the first commit) -> index, with renames detected."""
         return to_text(self.git("diff", "--cached", "-M", *DIFF_FLAGS, "--", *(paths or [])))
 
-    def read_worktree(self, path: str) -> bytes | None:
+    def read_worktree(self, path: str, limit: int = 16_000_000) -> bytes | None:
+        """The file's bytes (a symlink's target text) as git would store them; None when absent or unreadable.
+
+        Never follows a symlink out of the work tree or into a git dir, never blocks on a FIFO.
+        """
         target = self.root / path
         if target.is_symlink():
             return os.fsencode(os.readlink(target))
         try:
-            return target.read_bytes()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return read_bounded(self.root, path, limit)[0]
+        except (OSError, PathRefused):
             return None
 
     def read_blob(self, spec: str) -> bytes | None:
@@ -310,9 +317,8 @@ class Repo:
         if no_verify:
             args.append("--no-verify")
         try:
-            proc = subprocess.run(["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=timeout,
-                                  env={**os.environ, "DEVAGENT_COMMIT": "1", **(env or {})})
+            proc = gitsafe.run(self.root, *args, timeout=timeout, hooks=True, merge_stderr=True,
+                               env={"DEVAGENT_COMMIT": "1", **(env or {})})
             output, code = to_text(proc.stdout), proc.returncode
         except subprocess.TimeoutExpired as exc:
             output, code = to_text(exc.output or b"") + f"\n(git commit stopped after {timeout:.0f}s)", 124

@@ -17,6 +17,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core import gitsafe
+from tui.core.errors import PathRefused
+from tui.core.paths import read_bounded
+
 CHARS_PER_TOKEN = 4
 MAX_FILE_BYTES = 256_000
 MAX_SYMBOLS = 24
@@ -127,7 +131,10 @@ class Entry:
 
 
 def _git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=repo, capture_output=True, timeout=30)
+    try:
+        out = gitsafe.run(repo, *args, timeout=30, env={"GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
 
 
@@ -192,7 +199,7 @@ class RepoMap:
             key = sha
             if path in changed:
                 try:
-                    st = full.stat()
+                    st = full.lstat()
                 except OSError:
                     continue  # deleted in the work tree
                 key = f"wt:{st.st_size}:{st.st_mtime_ns}"
@@ -207,16 +214,16 @@ class RepoMap:
         if self.persist and dirty:
             self._save()
 
-    @staticmethod
-    def _read_symbols(path: str, full: Path) -> list[str]:
+    def _read_symbols(self, path: str, full: Path) -> list[str]:
         if Path(path).suffix not in (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs"):
             return []
-        try:
-            if full.is_symlink() or full.stat().st_size > MAX_FILE_BYTES:
-                return []
-            return symbols_for(path, full.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+        if full.is_symlink():
             return []
+        try:  # never through a symlinked directory, never a FIFO, never more than MAX_FILE_BYTES
+            data, size = read_bounded(self.repo, path, MAX_FILE_BYTES)
+        except (OSError, PathRefused):
+            return []
+        return symbols_for(path, data.decode("utf-8", "replace")) if size <= MAX_FILE_BYTES else []
 
     def recent(self, limit: int = 30) -> dict[str, float]:
         """Recency weight: files changed in the work tree, then files in the last commits."""

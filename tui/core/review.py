@@ -201,7 +201,9 @@ async def model_review(backend: "Backend", staged_diff: str, budget: float, *, m
     except asyncio.TimeoutError:
         status = f"model review stopped at the {budget:.0f}s budget"
     except ModelError as exc:
-        return [], f"no model review ({exc.message})"
+        from tui.core.llm.modelcache import unreachable_note
+
+        return [], f"no model review ({exc.message}{unreachable_note(exc)})"
     else:
         status = f"reviewed by {text[0]}"
     findings: list[Finding] = []

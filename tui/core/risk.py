@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core import risk_tables as T
-from tui.core.shell_parse import ParsedCommand, parse
+from tui.core.shell_parse import ParsedCommand, parse, recursive_spawn
 
 
 @dataclass
@@ -55,6 +53,7 @@ class _Labeller:
         self.repo = repo
         self.labels: set[str] = set()
         self.reasons: list[str] = []
+        self.targets: list[str] = []  # every path word the command writes (for the hard-deny list)
 
     def add(self, label: str, reason: str) -> None:
         self.labels.add(label)
@@ -62,6 +61,7 @@ class _Labeller:
             self.reasons.append(reason)
 
     def target(self, word: str, dynamic: bool, what: str) -> None:
+        self.targets.append(word)
         place = where(word, dynamic, self.repo)
         if place == "repo":
             self.add("writes-repo", f"{what} {word}")
@@ -87,6 +87,9 @@ class _Labeller:
                 self.add("background", f"detaches a process ({wrapper})")
         if cmd.background:
             self.add("background", f"runs in the background: {cmd.text.strip()[:60]}")
+        for name in cmd.assigns:
+            if not T.SAFE_ASSIGN.fullmatch(name):
+                self.add("shell-exec", f"sets {name} for the command, which can make it load or run other code")
         if not cmd.program:
             self.add("shell-exec", "the program name is computed at run time")
             return
@@ -204,7 +207,7 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     sub = pos[0] if pos else ""
     rest = pos[1:]
     if sub in T.GIT_READ_ONLY or sub == "":
-        return True
+        return _git_read_options(lab, cmd, sub)
     if sub in ("branch", "tag", "remote", "stash", "worktree", "config", "reflog", "notes", "submodule"):
         listing = {"branch": not rest and not flags & {"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move",
                                                         "--set-upstream-to", "-u", "--unset-upstream", "--copy"},
@@ -252,6 +255,29 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     return False
 
 
+def write_targets(cmd: ParsedCommand, repo: Path) -> list[str]:
+    """The path words one simple command writes to (redirects, dd of=, tee/cp/mv targets...)."""
+    lab = _Labeller(repo)
+    lab.command(cmd)
+    return lab.targets
+
+
+def _git_read_options(lab: _Labeller, cmd: ParsedCommand, sub: str) -> bool:
+    """Read-only git, unless an option writes a file (--output) or runs a program (grep -O, --ext-diff)."""
+    quiet = True
+    args = iter(cmd.args)
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name in T.GIT_WRITES_OPTION:
+            lab.target(arg.split("=", 1)[1] if "=" in arg else next(args, ""), False, f"git {sub} --output writes")
+            quiet = False
+        runs = (*T.GIT_RUNS_OPTION.get(sub, ()), *T.GIT_RUNS_OPTION["*"])
+        if any(arg == o or (o == "-O" and arg.startswith("-O")) or arg.startswith(o + "=") for o in runs):
+            lab.add("shell-exec", f"git {sub} {name[:20]} runs another program")
+            quiet = False
+    return quiet
+
+
 def command_labels(cmd: ParsedCommand, repo: Path) -> list[str]:
     """Labels of one simple command (policy rules are matched per command)."""
     lab = _Labeller(repo)
@@ -273,122 +299,12 @@ def assess(command: str, repo: Path) -> Risk:
     lab = _Labeller(repo)
     for cmd in commands:
         lab.command(cmd)
-        if cmd.program == "function":
-            body = cmd.text
-            name = cmd.args[0] if cmd.args else ""
-            if name and re.search(re.escape(name) + r"\s*\|\s*" + re.escape(name), body):
-                lab.add("destructive", "defines a fork bomb")
-                lab.add("background", "function starts copies of itself")
+        if recursive_spawn(cmd):
+            lab.add("destructive", f"{cmd.function} starts copies of itself: a fork bomb")
+            lab.add("background", "function starts copies of itself")
     if not lab.labels:
         lab.add("read-only", "only reads")
     labels = _sorted(lab.labels)
     if len(labels) > 1 and "read-only" in labels:
         labels.remove("read-only")
     return Risk(labels[0], labels, lab.reasons, commands)
-
-
-# ---------------------------------------------------------------- literal warnings and loss previews
-
-_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e",
-         "\u200f", "\u061c"}
-_INVISIBLE = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"}
-
-
-def literal_warnings(text: str) -> list[str]:
-    """Characters that make what you see differ from what runs: control chars, bidi overrides, invisibles."""
-    warnings: list[str] = []
-    counts: dict[str, list[int]] = {}
-    for i, ch in enumerate(text):
-        code = ord(ch)
-        if ch in "\n\t":
-            continue
-        if ch in _BIDI:
-            kind = f"bidirectional override U+{code:04X} ({unicodedata.name(ch, '?')})"
-        elif ch in _INVISIBLE:
-            kind = f"invisible character U+{code:04X} ({unicodedata.name(ch, '?')})"
-        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
-            kind = f"control character U+{code:04X}" + (" (carriage return: can hide text)" if ch == "\r" else
-                                                       " (escape: terminal control sequence)" if ch == "\x1b" else "")
-        else:
-            continue
-        counts.setdefault(kind, []).append(i)
-    for kind, positions in counts.items():
-        where_ = ", ".join(str(p) for p in positions[:5]) + (" ..." if len(positions) > 5 else "")
-        warnings.append(f"{kind} at position {where_}")
-    return warnings
-
-
-def _git(repo: Path, *args: str) -> list[str]:
-    try:
-        out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
-
-
-def _paths_after(cmd: ParsedCommand, skip: int) -> list[str]:
-    return [w for w, _ in cmd.positionals()[skip:]]
-
-
-def _rm_preview(cmd: ParsedCommand, repo: Path, limit: int) -> list[str]:
-    """rm of ignored files: checkpoints cannot bring those back, so list them."""
-    paths = [w for w, d in cmd.positionals() if not d and where(w, False, repo) == "repo"]
-    if not paths:
-        return []
-    found = _git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "--", *paths)
-    if not found:
-        return []
-    lines = ["rm would delete ignored files that checkpoints do not cover:"]
-    lines += [f"  {line}" for line in found[:limit]]
-    if len(found) > limit:
-        lines.append(f"  ... and {len(found) - limit} more")
-    return lines
-
-
-def loss_preview(command: str, repo: Path, limit: int = 20) -> list[str]:
-    """What destructive git commands (and rm of ignored files) in ``command`` would throw away, before approval."""
-    try:
-        commands = parse(command)
-    except ValueError:
-        return []
-    lines: list[str] = []
-    for cmd in commands:
-        if cmd.program == "rm":
-            lines += _rm_preview(cmd, repo, limit)
-        if cmd.program != "git" or not cmd.positionals():
-            continue
-        flags, sub = cmd.flags(), cmd.subcommand
-        found: list[str] = []
-        title = ""
-        if sub == "clean" and not flags & {"-n", "--dry-run"}:
-            keep = [a for a in cmd.args[1:] if a.startswith("-") and a not in ("-f", "--force", "-i", "--interactive")]
-            keep = [a.replace("f", "") if not a.startswith("--") else a for a in keep]
-            keep = [a for a in keep if a not in ("-", "")]
-            found = _git(repo, "clean", "-n", *keep, "--", *_paths_after(cmd, 1))
-            title = "git clean would delete these untracked files"
-        elif sub == "reset" and flags & {"--hard", "--merge", "--keep"}:
-            found = _git(repo, "status", "--porcelain=v1", "--untracked-files=no")
-            title = "git reset --hard would discard uncommitted changes in"
-        elif (sub == "checkout" and ("--" in cmd.args or "." in _paths_after(cmd, 1) or flags & {"-f", "--force"})) \
-                or (sub == "restore" and not flags & {"--staged", "-S"}) \
-                or (sub == "switch" and flags & {"-f", "--force", "--discard-changes"}):
-            paths = [p for p in _paths_after(cmd, 1)] if "--" in cmd.args or sub == "restore" or "." in cmd.args else []
-            found = _git(repo, "diff", "--name-status", "--", *paths)
-            title = f"git {sub} would discard uncommitted changes in"
-        elif sub == "stash" and _paths_after(cmd, 1)[:1] in (["drop"], ["clear"]):
-            found = _git(repo, "stash", "list")
-            found = found[:1] if _paths_after(cmd, 1)[0] == "drop" else found
-            title = "git stash would delete"
-        elif sub == "branch" and "-D" in flags:
-            for branch in _paths_after(cmd, 1):
-                found += [f"{branch}: {c}" for c in _git(repo, "log", "--oneline", f"HEAD..{branch}", "--")]
-            title = "git branch -D would drop commits not on the current branch"
-        if found:
-            lines.append(f"{title}:")
-            lines += [f"  {line}" for line in found[:limit]]
-            if len(found) > limit:
-                lines.append(f"  ... and {len(found) - limit} more")
-        elif title:
-            lines.append(f"{title}: nothing (no matching changes right now)")
-    return lines

@@ -5,6 +5,8 @@ Data only; core/risk.py applies it to parsed commands.
 
 from __future__ import annotations
 
+import re
+
 # Highest first: the first label present is a command's headline risk.
 SEVERITY: tuple[str, ...] = (
     "unparseable", "privilege", "destructive", "shell-exec", "writes-outside", "network", "background",
@@ -109,9 +111,17 @@ WRITES_ARGS = frozenset({"rm", "rmdir", "unlink", "shred", "truncate", "touch", 
                          "mkfifo", "mknod", "srm", "wipe"})
 WRITES_LAST_ARG = frozenset({"cp", "install", "rsync", "scp"})
 
+# Variables a command may set for itself and still count as what it is (NAME=value prefixes, env NAME=value).
+# Anything else (LD_PRELOAD, GIT_EXTERNAL_DIFF, BASH_ENV, PYTHONPATH, PATH...) can make it run other code.
+SAFE_ASSIGN = re.compile(r"LC_\w+|LANG|LANGUAGE|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR(_FORCE)?|COLUMNS|LINES|TERM|CI|"
+                         r"PYTHONDONTWRITEBYTECODE|PYTHONUNBUFFERED|PYTHONHASHSEED")
+# Options of otherwise read-only git commands that write a file or run a program.
+GIT_WRITES_OPTION = ("--output",)
+GIT_RUNS_OPTION = {"grep": ("-O", "--open-files-in-pager"), "*": ("--ext-diff",)}
+
 GIT_READ_ONLY = frozenset({
     "status", "diff", "log", "show", "blame", "annotate", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
     "describe", "shortlog", "whatchanged", "rev-list", "name-rev", "merge-base", "count-objects", "fsck",
     "check-ignore", "check-attr", "var", "help", "version", "for-each-ref", "show-ref", "verify-commit",
-    "verify-tag", "cherry", "range-diff", "show-branch", "difftool",
+    "verify-tag", "cherry", "range-diff", "show-branch",
 })

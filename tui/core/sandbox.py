@@ -25,7 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tui.core import projenv
 from tui.core import sandbox_procs as procs
+from tui.core.sandbox_pids import PidsBound, PidsGroup, detect_bound
+from tui.core.sandbox_sockets import socket_masks
+from tui.core.sandbox_status import StatusPipe
 from tui.core.config import Config
 from tui.core.errors import SandboxError
 from tui.core.sandbox_output import OutputBuffer
@@ -47,6 +51,7 @@ def _limit_pair(which: int, value: int) -> tuple[int, int]:
         return soft, soft + 5
     return soft, soft
 _POLL = 0.05
+_PIDS_POLL = 0.05  # how often a run's process count is checked
 
 
 @dataclass
@@ -90,13 +95,34 @@ def _grow_pipe(transport: asyncio.SubprocessTransport) -> None:
 class _Run:
     """One running command: its transport, its marker, and a way to ask it to stop."""
 
-    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol, marker: str, pidns: bool) -> None:
+    def __init__(self, transport: asyncio.SubprocessTransport, proto: _Protocol, marker: str, pidns: bool,
+                 group: PidsGroup | None, limit: int) -> None:
         self.transport = transport
         self.proto = proto
         self.pid = transport.get_pid()
         self.marker = f"{MARKER_VAR}={marker}".encode()
         self.pidns = pidns
         self.stop_requested = asyncio.Event()
+        self.group = group
+        self.limit = limit
+        self._init: int | None = None
+
+    def ns_init(self) -> int | None:
+        """The sandbox's pid-namespace init (bwrap's child): killing it ends every process in the namespace."""
+        if self.pidns and self._init is None:
+            kids = procs.children(self.pid)
+            self._init = kids[0] if kids else None
+        if self._init is not None and procs.parent(self._init) != self.pid:
+            return None  # gone (or its pid reused)
+        return self._init
+
+    def over_limit(self) -> bool:
+        """More processes than ``limits.max_processes``: the cgroup refused a fork, or the watchdog counts too many."""
+        if self.group is not None:
+            return self.group.refused() > 0
+        init = self.ns_init()
+        counted = procs.count_in_namespace(init) if init is not None else None
+        return (counted if counted is not None else len(self.tree())) > self.limit
 
     def tree(self) -> set[int]:
         found = procs.descendants(self.pid)
@@ -105,6 +131,11 @@ class _Run:
         return found
 
     def kill_now(self) -> None:
+        init = self.ns_init()
+        if init is not None:
+            procs.signal_all({init}, signal.SIGKILL)  # the whole namespace goes with it, at once
+        if self.group is not None:
+            self.group.kill()
         if not self.proto.exited.is_set():
             procs.kill_now(self.pid, self.marker)
         elif not self.pidns:
@@ -123,10 +154,12 @@ def _kill_leftovers() -> None:
 class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
-    def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None) -> None:
+    def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
+                 bound: PidsBound | None = None) -> None:
         self.repo = Path(os.path.realpath(repo))
         self.config = config
         self.info = info or detect(config)
+        self.bound = bound or self._choose_bound()
         self._runs: set[_Run] = set()
         self._gitdirs: list[str] | None = None
         self._home: str | None = None
@@ -154,17 +187,37 @@ class Sandbox:
         if not argv:
             raise SandboxError("empty command")
         workdir = self._workdir(cwd)
+        if self.info.kind != "bwrap" and self.config.sandbox.mode == "bwrap":
+            raise SandboxError(f"sandbox.mode = \"bwrap\" requires bubblewrap, and it does not work here: "
+                               f"{self.info.detail}", "Nothing was run. Fix bubblewrap (see `devagent doctor`).")
+        project = projenv.for_command(self.repo, self.config, workdir)
+        extra = {**project.env, **(env or {})}
         if self.info.kind != "bwrap":
-            return argv, child_env(self.config, self._plain_home(), marker, env), workdir
+            return argv, child_env(self.config, self._plain_home(), marker, extra), workdir
         if self._gitdirs is None:
             self._gitdirs = git_dirs(self.repo)
         writable = [os.path.realpath(os.path.expanduser(p)) for p in self.config.sandbox.writable]
-        inner_env = child_env(self.config, SANDBOX_HOME, marker, env)
+        inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = shutil.which("bwrap") or "bwrap"
+        writable = [w for w in writable if os.path.exists(w)]
+        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=secret_masks(self.config), writable=[w for w in writable if os.path.exists(w)])
+                          masks=masks, writable=writable,
+                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
+                                                        "" if isinstance(command, str) else argv[0]))
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
-        return full + argv, host_env, self.repo
+        return full + self._nproc(argv), host_env, self.repo
+
+    def _nproc(self, argv: list[str]) -> list[str]:
+        """RLIMIT_NPROC set inside the sandbox's own user namespace, where it counts only the command's processes.
+
+        Root ignores it (the pids cgroup or the watchdog bound root); outside a user namespace it would
+        count all of your processes, so it is only used under bwrap.
+        """
+        if os.geteuid() == 0 or not _PRLIMIT:
+            return argv
+        limit = self.config.limits.max_processes
+        return [_PRLIMIT, f"--nproc={limit}:{limit}", "--", *argv]
 
     def _rlimits(self) -> list[tuple[int, int, str]]:
         limits = self.config.limits
@@ -183,6 +236,22 @@ class Sandbox:
             opts.append(f"--{name}={soft}:{hard}")
         return [prlimit, *opts, "--", *argv]
 
+    def _choose_bound(self) -> PidsBound:
+        """Unprivileged under bwrap, RLIMIT_NPROC in the user namespace is a kernel bound and costs nothing;
+        root ignores it, so root (or no bwrap) needs the pids cgroup, whose per-command join costs ms."""
+        if os.geteuid() != 0 and self.info.kind == "bwrap" and _PRLIMIT:
+            return PidsBound("rlimit", None, "RLIMIT_NPROC inside each command's user namespace, and a watchdog")
+        return detect_bound()
+
+    def _pids_group(self) -> PidsGroup | None:
+        """This run's pids cgroup; None means the watchdog bounds it (no cgroup here, or it could not be made)."""
+        if self.bound.kind != "cgroup" or self.bound.parent is None:
+            return None
+        try:
+            return PidsGroup(self.bound.parent, self.config.limits.max_processes)
+        except OSError:
+            return None
+
     def _preexec(self) -> None:
         for which, value, _name in self._rlimits():
             resource.setrlimit(which, _limit_pair(which, value))
@@ -199,6 +268,12 @@ class Sandbox:
         idle = limits.idle_timeout if idle_timeout is None else idle_timeout
         marker = secrets.token_hex(8)
         argv, host_env, workdir = self.build(command, network=network, cwd=cwd, env=env, marker=marker)
+        status = StatusPipe() if self.info.kind == "bwrap" else None
+        if status is not None:
+            argv[1:1] = status.flags()
+        group = self._pids_group()
+        if group is not None:
+            argv = group.wrap(argv)
         limited = self._with_prlimit(argv)
         loop = asyncio.get_running_loop()
         out = OutputBuffer(limits.output_cap, on_output, loop)
@@ -207,12 +282,18 @@ class Sandbox:
             transport, proto = await loop.subprocess_exec(
                 lambda: _Protocol(out), *(limited or argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=None if limited else self._preexec,
-                env=host_env, cwd=workdir)
+                env=host_env, cwd=workdir, pass_fds=(status.write_fd,) if status else ())
         except OSError as exc:
+            if group is not None:
+                group.remove()
+            if status is not None:
+                status.close()
             raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}",
                                "Check that the program exists and is executable.") from None
+        if status is not None:
+            status.spawned()
         _grow_pipe(transport)
-        run = _Run(transport, proto, marker, self.info.kind == "bwrap")
+        run = _Run(transport, proto, marker, self.info.kind == "bwrap", group, limits.max_processes)
         self._runs.add(run)
         _live.add(run)
         killed = ""
@@ -226,6 +307,20 @@ class Sandbox:
             transport.close()
             self._runs.discard(run)
             _live.discard(run)
+            refused = group.refused() if group is not None else 0
+            if group is not None:
+                group.remove()
+            if status is not None:
+                if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran() \
+                        and "bwrap: execvp " not in out.text()[-2000:]:  # a program that is not there is not a
+                    killed = "sandbox"  # sandbox failure: it keeps its own exit and message ("cannot start X")
+                    out.add(b"\n[devagent: the sandbox (bubblewrap) could not be set up, so the command did not "
+                            b"run; see bwrap's message above and `devagent doctor`]\n")
+                status.close()
+            if killed == "processes" or refused:
+                what = "stopped" if killed else f"{refused} forks refused"
+                out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
+                        "(limits.max_processes)]\n".encode())
             out.close()
         code = None if killed else transport.get_returncode()
         return CommandResult(code, out.text(), out.dropped, time.monotonic() - started, killed)
@@ -237,6 +332,7 @@ class Sandbox:
                  ((proto.eof, "eof"), (proto.exited, "exited"), (run.stop_requested, "stop"))}
         exited_at: float | None = None
         reason = ""
+        next_check = time.monotonic() + _PIDS_POLL
         try:
             while not (proto.eof.is_set() and proto.exited.is_set()):
                 if run.stop_requested.is_set():
@@ -255,8 +351,14 @@ class Sandbox:
                     break
                 if now >= drain_until:
                     break  # it exited, but something it started still holds the pipe: end that quietly
+                if now >= next_check:
+                    if run.over_limit():
+                        reason = "processes"
+                        run.kill_now()  # a fork bomb gets no grace period
+                        break
+                    next_check = now + _PIDS_POLL
                 pending = [t for t in waits if not t.done()]
-                await asyncio.wait(pending, timeout=min(deadline, idle_until, drain_until) - now,
+                await asyncio.wait(pending, timeout=min(deadline, idle_until, drain_until, next_check) - now,
                                    return_when=asyncio.FIRST_COMPLETED)
             else:
                 return ""

@@ -105,3 +105,25 @@ def kill_now(root: int, marker_entry: bytes) -> None:
     pids = descendants(root) | marked(marker_entry)
     signal_group(root, signal.SIGKILL)
     signal_all(pids | {root}, signal.SIGKILL)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (one read of /proc/PID/task/PID/children; [] when unavailable)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
+            return [int(p) for p in fh.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def parent(pid: int) -> int | None:
+    info = _stat(pid)
+    return info[0] if info else None
+
+
+def count_in_namespace(init: int) -> int | None:
+    """Processes in the pid namespace whose init is ``init``: its own /proc, listed from outside (cheap)."""
+    try:
+        return sum(1 for name in os.listdir(f"/proc/{init}/root/proc") if name.isdigit())
+    except OSError:
+        return None

@@ -13,7 +13,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.core import gitsafe
 from tui.core.config import Config
+from tui.core.errors import ConfigError
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
 SECRET_PATHS: tuple[str, ...] = (
@@ -70,6 +72,9 @@ def _probe(bwrap: str) -> str:
 def detect(config: Config) -> SandboxInfo:
     """bwrap exists AND runs a trivial command under the full profile. Cached per process."""
     mode = config.sandbox.mode
+    if mode not in ("auto", "bwrap", "none"):
+        raise ConfigError(f"sandbox.mode = {mode!r} is not one of auto, bwrap, none",
+                          "An unknown mode is an error, never a fallback to no sandbox.")
     bwrap = shutil.which("bwrap") or ""
     key = (mode, bwrap)
     if key in _detected:
@@ -77,9 +82,6 @@ def detect(config: Config) -> SandboxInfo:
     if mode == "none":
         info = SandboxInfo("none", False, "SANDBOX OFF: sandbox.mode = \"none\" in your config. Commands run "
                            "directly on your machine; every command needs your approval.")
-    elif mode not in ("auto", "bwrap"):
-        info = SandboxInfo("none", False, f"SANDBOX OFF: unknown sandbox.mode {mode!r} (use auto, bwrap or none); "
-                           "every command needs your approval.")
     elif not bwrap:
         info = SandboxInfo("none", False, "SANDBOX OFF: bubblewrap (bwrap) is not installed. Commands run directly "
                            "on your machine; every command needs your approval. Install it: apt-get install "
@@ -113,12 +115,15 @@ def _pw_home() -> str:
         return ""
 
 
-def secret_masks(config: Config) -> list[tuple[str, bool]]:
-    """(path, is_dir) for every existing secret path, plus its real path when it is a symlink."""
+def secret_masks(config: Config, base: Path | None = None) -> list[tuple[str, bool]]:
+    """(path, is_dir) for every existing secret path, plus its real path when it is a symlink.
+
+    Relative ``sandbox.mask`` entries are relative to ``base`` (the repo), not to wherever devagent started.
+    """
     candidates: list[str] = []
     for home in home_dirs():
         candidates += [str(home / name) for name in SECRET_PATHS]
-    candidates += [os.path.expanduser(p) for p in config.sandbox.mask]
+    candidates += [os.path.join(base or os.getcwd(), os.path.expanduser(p)) for p in config.sandbox.mask]
     masks: list[tuple[str, bool]] = []
     seen: set[str] = set()
     for path in candidates:
@@ -137,8 +142,7 @@ def git_dirs(repo: Path) -> list[str]:
     if os.path.lexists(dotgit):
         found.append(str(dotgit))
     try:
-        out = subprocess.run(["git", "rev-parse", "--git-dir", "--git-common-dir"], cwd=repo,
-                             capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = gitsafe.run_text(repo, "rev-parse", "--git-dir", "--git-common-dir", timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return found
     if out.returncode == 0:
@@ -154,8 +158,8 @@ def _submodule_dotgits(repo: Path) -> list[str]:
     if not (repo / ".gitmodules").is_file():
         return []
     try:
-        out = subprocess.run(["git", "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"],
-                             cwd=repo, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        out = gitsafe.run_text(repo, "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$",
+                               timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return []
     found = []
@@ -188,13 +192,20 @@ def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | No
 
 
 def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env: dict[str, str], cwd: Path,
-               masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True) -> list[str]:
-    """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind)."""
+               masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True,
+               ro_binds: list[str] | None = None) -> list[str]:
+    """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind).
+
+    ``ro_binds``: interpreters/toolchains the private /tmp would hide (projenv.hidden_roots); mounted before
+    the repo (which may lie inside one) and before the masks (which must win).
+    """
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         argv.append("--share-net")
     argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev",
              "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    for path in ro_binds or ():
+        argv += ["--ro-bind", path, path]
     if repo_bind:
         argv += ["--bind", str(repo), str(repo)]
     for path in writable:

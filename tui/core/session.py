@@ -7,27 +7,27 @@ needs the model server; ``connect()`` does, and may be retried.
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
+from tui.core import gitsafe
 from tui.core.approval import Approver
 from tui.core.config import Config
 from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreachable
 from tui.core.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.llm.base import ModelInfo, ToolCall
+from tui.core.llm.modelcache import embedded_route_hint
 from tui.core.store import Store, default_store_path
 from tui.core.tools.base import ToolContext, ToolResult
 
 
 def git_common_dir(repo: Path) -> Path:
-    out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=repo,
-                         capture_output=True, text=True, timeout=10)
+    out = gitsafe.run(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
     if out.returncode != 0:
-        raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.strip()})")
-    return Path(out.stdout.strip())
+        raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.decode('utf-8', 'replace').strip()})")
+    return Path(out.stdout.decode("utf-8", "surrogateescape").strip())
 
 
 class Session:
@@ -36,6 +36,9 @@ class Session:
         self.agent: Any = None
         self.info: ModelInfo | None = None
         self._connect_lock = asyncio.Lock()
+        self._warm_task: asyncio.Task[None] | None = None
+        self._warm_started = False
+        self.warmup: dict[str, Any] = {}  # the last warm-up's outcome: ok, seconds, the server's figures
 
     @classmethod
     async def open(cls, repo: Path, config: Config, *, approver: Approver, emit: Emit, resume: str | None = None,
@@ -119,6 +122,9 @@ class Session:
                 self.info = await self.backend.connect(self.requested_model)
             except ServerUnreachable as err:
                 if not await self._fall_back_to_embedded(err):
+                    route = embedded_route_hint(self.config.model.model_file) if self._backend_choice is None else ""
+                    if route and route not in err.hint:
+                        err.hint = f"{err.hint}\n{route}".strip()
                     self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
                     raise
             except ModelError as err:
@@ -128,6 +134,7 @@ class Session:
             self.emit(ServerStatus("connected", host, self.info.name))
             self.store.touch(self.session_id, model=self.info.name)
             self._build_agent()
+            self._start_warmup()
             return self.info
 
     def _watch_progress(self) -> None:
@@ -155,6 +162,41 @@ class Session:
         self.info = await self.backend.connect(None)
         return True
 
+    def _start_warmup(self) -> None:
+        """Warm the server's prompt cache with the conversation so far (the system prompt at first) while
+        the developer types: the first answer then starts without re-reading it. In the background; a
+        prompt that arrives before it started cancels it, one that arrives while it runs waits for it."""
+        warm = getattr(self.backend, "warm", None)
+        if warm is None or self.agent is None or (self._warm_task is not None and not self._warm_task.done()):
+            return
+        self._warm_started = False
+        self._warm_task = asyncio.create_task(self._warm_up(warm), name="devagent-warm-up")
+
+    async def _warm_up(self, warm: Any) -> None:
+        import time
+
+        from tui.core import context
+
+        self._warm_started = True
+        agent = self.agent
+        schemas = [t.schema() for t in agent.tools.values()] if agent.native_tools else None
+        reserve = min(1024, agent.limit // 4)
+        fits = context.estimate_tokens(self.messages, schemas) <= agent.limit - reserve
+        messages = list(self.messages if fits else self.messages[:1])  # a prompt may be appended meanwhile
+        started = time.monotonic()
+        try:
+            figures = await warm(context.wire(messages), schemas, num_ctx=agent.limit)
+        except ModelError as err:  # harmless: the first request reads the prompt itself
+            self.warmup = {"ok": False, "error": err.message, "seconds": time.monotonic() - started}
+            return
+        self.warmup = {"ok": True, "messages": len(messages), "seconds": time.monotonic() - started, **figures}
+
+    async def _stop_warmup(self) -> None:
+        task, self._warm_task = self._warm_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
     def _build_agent(self) -> None:
         from tui.core.agent import Agent
         from tui.core.prompt import system_prompt
@@ -171,6 +213,8 @@ class Session:
     async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
         if self.agent is None:
             await self.connect()
+        if self._warm_task is not None and not self._warm_started:
+            await self._stop_warmup()  # the prompt came first: the warm-up would only delay it
         self.store.touch(self.session_id, title=prompt)
         return await self.agent.run_turn(prompt, verify)
 
@@ -218,6 +262,12 @@ class Session:
 
         limit = self.config.tests.fix_attempts if limit is None else limit
         repo = Repo(self.repo)
+        if not await self._approve_repo_test_command():
+            from tui.core.testing.fixloop import FixLoopResult
+
+            self.emit(Notice("fix loop: the repository's own test command was not approved, so nothing ran",
+                             "warning"))
+            return FixLoopResult("declined", 0)
 
         async def run() -> Any:
             test_run = await run_tests(self.repo, self.config, selection, suite, runner=self.sandbox,
@@ -236,8 +286,26 @@ class Session:
 
         return await FixLoop(run, ask_fix, limit, self.emit).run()
 
+    async def _approve_repo_test_command(self) -> bool:
+        """A test command from the repo's config runs only once you approve it, shown literally."""
+        if "tests.command" not in self.config.repo_set:
+            return True
+        from tui.core.approval import Proposal, new_proposal_id
+        from tui.core.events import DecisionMade, ProposalCreated
+
+        command = self.config.tests.command
+        proposal = Proposal(id=new_proposal_id(), kind="command", tool="run_tests", command=command,
+                            summary=f"the repository's test command (tests.command): {command}")
+        self.policy.evaluate(proposal)
+        self.emit(ProposalCreated(proposal))
+        decision = await self.approver.decide(proposal) if proposal.policy != "deny" else None
+        if decision is not None:
+            self.emit(DecisionMade(proposal.id, decision.action, decision.reason, decision.by))
+        return decision is not None and decision.approved
+
     async def close(self) -> None:
         try:
+            await self._stop_warmup()
             self.sandbox.kill_all()
         finally:
             try:

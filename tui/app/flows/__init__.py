@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Iterable
 
 from textual.app import SystemCommand
 
-from tui.app.flows import commit, slash, tests, undo
+from tui.app.flows import commit, download, slash, tests, undo
 
 if TYPE_CHECKING:
     from tui.app.app import DevagentApp
 
-__all__ = ["commit", "slash", "tests", "undo", "system_commands"]
+__all__ = ["commit", "download", "slash", "tests", "undo", "system_commands"]
 
 
 def system_commands(app: "DevagentApp") -> Iterable[SystemCommand]:
@@ -31,6 +31,8 @@ def system_commands(app: "DevagentApp") -> Iterable[SystemCommand]:
                         lambda: tests.start_fix(app))
     yield SystemCommand("Commit staged changes", "Review the staged diff and a generated message, then commit (c)",
                         lambda: commit.start_commit(app))
+    yield SystemCommand("Download the default model", "Get the local model for the embedded backend, then load it",
+                        lambda: download.offer(app))
     yield SystemCommand("Scaffold…", "Type /scaffold KIND NAME [--dir D] in the prompt", lambda: _prefill(app))
 
 

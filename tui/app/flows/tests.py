@@ -132,7 +132,8 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
     else:
         output.border_title = "Output"
         reasons = {"passed": "the tests pass", "limit": "attempt limit reached", "repeated":
-                   "the same failures came back", "declined": "no fix was applied", "cancelled": "cancelled"}
+                   "the same failures came back", "declined": "no fix was applied", "cancelled": "cancelled",
+                   "not_run": "the tests could not run (see the results)"}
         why = reasons.get(event.reason, event.reason)
         agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
                          "info" if event.reason == "passed" else "warning")
@@ -140,7 +141,7 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
 
 async def file_view(repo: Path, path: str) -> tuple[str | None, str | None]:
     """(the file's working-tree diff or None, its text or None) for opening a failure."""
-    from tui.core.paths import resolve_in_repo
+    from tui.core.paths import read_bounded, resolve_in_repo
     from tui.core.repo import Repo
 
     def read() -> tuple[str | None, str | None]:
@@ -152,9 +153,10 @@ async def file_view(repo: Path, path: str) -> tuple[str | None, str | None]:
         diff = (git.diff_worktree([path]) or git.diff_staged([path])) if target.exists() else ""
         if diff.strip():
             return diff, None
-        if not target.is_file():
+        try:
+            return None, read_bounded(repo, path, 2_000_000)[0].decode("utf-8", "replace")
+        except (OSError, DevagentError):
             return None, None
-        return None, target.read_bytes()[:2_000_000].decode("utf-8", "replace")
 
     return await asyncio.to_thread(read)
 

@@ -41,14 +41,15 @@ def describe(proposal: Any) -> Text:
             for number, reason in enumerate(reasons):
                 text.append("     why: " if number == 0 else " " * 10, style="bold")
                 text.append(visible(reason) + "\n")
-    warnings = dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal))])
+    command = proposal.kind == "command"
+    warnings = dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal), command)])
     for warning in [w for w in warnings if w not in reasons]:
         text.append("       ⚠ ", style="bold red")
         text.append(visible(warning) + "\n", style="red")
     body = proposal_text(proposal)
     if body and body != proposal.summary:
         text.append("\n")
-        text.append(visible(body) + "\n", style="bold")
+        text.append(visible(body, command) + "\n", style="bold")
     if proposal.diff:
         text.append("\n")
         for line in visible(proposal.diff).splitlines():

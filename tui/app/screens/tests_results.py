@@ -41,6 +41,9 @@ def runs_header(runs: list[Any]) -> Text:
     for run in runs:
         style = "bold green" if run.ok else "bold red"
         text.append(("PASS " if run.ok else "FAIL ") + visible(run.summary()) + "\n", style=style)
+        for extra in (f"what to do: {run.hint}" if getattr(run, "hint", "") else "", getattr(run, "interpreter", "")):
+            if extra:
+                text.append("     " + visible(extra) + "\n", style="dim")
     return text
 
 

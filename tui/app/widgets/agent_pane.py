@@ -91,7 +91,7 @@ class AgentPane(VerticalScroll):
             self._remove_welcome()
             self._reply = Reply()
             self.mount(self._reply)
-        self._reply.pending.append(text)
+        self._reply.pending.append(visible(text))  # hidden characters become escapes before Markdown sees them
         self._dirty.add(self._reply)
         self._schedule()
 

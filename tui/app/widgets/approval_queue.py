@@ -33,7 +33,9 @@ def risk_level(label: str) -> str:
 
 
 def is_low_risk(proposal: Any) -> bool:
-    """What `A` approves: the policy would allow it, or it only reads."""
+    """What `A` approves: the policy would allow it, or it only reads; never one with hidden characters."""
+    if literal_warnings(proposal_text(proposal), getattr(proposal, "kind", "") == "command"):
+        return False
     return getattr(proposal, "policy", "") == "allow" or risk_level(getattr(proposal, "risk", "")) == "low"
 
 
@@ -92,11 +94,12 @@ class ApprovalQueue(OptionList):
         level = risk_level(proposal.risk)
         text = Text(no_wrap=False)
         text.append(label_cell(proposal.kind.upper(), self._kind_width), style="bold")
-        text.append(one_line(proposal.summary or proposal_text(proposal), 160))
+        command = proposal.kind == "command"
+        text.append(one_line(proposal.summary or proposal_text(proposal), 160, command))
         text.append("\n  ")
         text.append(f" {proposal.risk or 'unknown'} ", style=f"bold reverse {self._colour(level)}")
         text.append(f"  rule: {one_line(proposal.rule, 60)}  sandbox: {proposal.sandbox}")
-        warnings = list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal))]))
+        warnings = list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal), command)]))
         if warnings:
             text.append("\n  ⚠ " + one_line("; ".join(warnings), 160), style=f"bold {self._colour('high')}")
         return text

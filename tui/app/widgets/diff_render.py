@@ -2,12 +2,11 @@
 
 Kept apart from the widget so the widget holds navigation and state only.
 Everything here builds rich Segments from plain strings: file and model text
-is never parsed as markup, and control or bidi characters are made visible.
+is never parsed as markup, and hidden characters (control, bidi, invisible) are made visible.
 """
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +15,10 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color, ColorParseError
 
+from tui.core.literal import hidden_positions
+
 from ..themes import variable_defaults
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 TAB_SIZE = 4
 
 
@@ -32,17 +32,18 @@ def _visible(ch: str) -> str:
 
 
 def safe_segments(text: str, style: Style | None, warn: Style) -> tuple[list[Segment], bool]:
-    """Split ``text`` into segments, replacing control/bidi characters with visible, flagged stand-ins."""
+    """Split ``text`` into segments, replacing hidden characters (core/literal.py) with visible, flagged stand-ins."""
     text = text.expandtabs(TAB_SIZE) if "\t" in text else text
-    if not _UNSAFE.search(text):
+    positions = hidden_positions(text)
+    if not positions:
         return [Segment(text, style)], False
     out: list[Segment] = []
     last = 0
-    for m in _UNSAFE.finditer(text):
-        if m.start() > last:
-            out.append(Segment(text[last:m.start()], style))
-        out.append(Segment(_visible(m.group(0)), warn))
-        last = m.end()
+    for pos in positions:
+        if pos > last:
+            out.append(Segment(text[last:pos], style))
+        out.append(Segment(_visible(text[pos]), warn))
+        last = pos + 1
     if last < len(text):
         out.append(Segment(text[last:], style))
     return out, True

@@ -1,56 +1,29 @@
 """One tool call inline in the conversation: name, literal arguments, state and a one-line result.
 
-Also home of the literal-text helpers every widget uses: model text and commands are
-shown as plain rich Text (never markup) with control and bidi characters made visible.
+Also where widgets get the literal-text helpers (from tui.core.literal, shared with every front end):
+model text and commands are shown as plain rich Text (never markup), hidden characters as escapes.
 """
 
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-_BIDI = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f",
-         "\u061c"}
+from tui.core.literal import literal_warnings, visible
+
+__all__ = ["ToolCallLine", "describe_arguments", "literal_warnings", "one_line", "visible"]
 
 STATES = ("running", "waiting", "approved", "rejected", "failed", "done")
 _ICONS = {"running": "⟳", "waiting": "?", "approved": "✓", "rejected": "✗", "failed": "!", "done": "✓"}
 
 
-def literal_warnings(text: str) -> list[str]:
-    """Control characters and bidi overrides in ``text`` (core risk.literal_warnings when it exists)."""
-    try:
-        from tui.core.risk import literal_warnings as core_warnings
-    except ImportError:
-        core_warnings = None
-    if core_warnings is not None:
-        return list(core_warnings(text))
-    found: list[str] = []
-    if any(ch in _BIDI for ch in text):
-        found.append("contains bidirectional override characters")
-    if any(unicodedata.category(ch) == "Cc" and ch not in "\n\t" for ch in text):
-        found.append("contains control characters")
-    return found
-
-
-def visible(text: str) -> str:
-    """``text`` with control and bidi characters replaced by visible escapes (e.g. ``\\x1b``)."""
-    out: list[str] = []
-    for ch in text:
-        if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in "\n\t"):
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def one_line(text: str, limit: int = 200) -> str:
+def one_line(text: str, limit: int = 200, command: bool = False) -> str:
     """A literal single line: newlines shown as ⏎, escapes visible, cut at ``limit``."""
-    line = visible(text).replace("\r", "").replace("\n", " ⏎ ")
+    line = visible(text, command).replace("\n", " ⏎ ")
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 

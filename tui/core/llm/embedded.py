@@ -1,6 +1,6 @@
 """Run a GGUF model inside devagent: xllamacpp's llama.cpp server in a child process we own.
 
-The child (``python -m tui.core.llm.embedded``) binds 127.0.0.1 on a free port, prints its
+The child (``python -I`` running ``tui.core.llm.embedded._serve``) binds 127.0.0.1 on a free port, prints its
 URL and then waits on stdin: when devagent exits (or dies), stdin closes, PDEATHSIG fires,
 and the child goes too, so no model process is ever left behind. The parent speaks to it
 through OpenAICompatBackend, so everything above the Backend seam is unchanged.
@@ -29,7 +29,7 @@ from tui.core.llm.base import Deadlines, ModelInfo
 from tui.core.llm.openai_compat import OpenAICompatBackend
 
 INSTALL_HINT = "Install the embedded runtime: pip install -e '.[embedded]'  (or: pip install xllamacpp)"
-FETCH_HINT = "Get a model with scripts/fetch-test-model, or point model.model_file / --model-file at a .gguf file."
+FETCH_HINT = "Get one with `devagent models pull qwen2.5-coder-1.5b`, or point model.model_file / --model-file at a .gguf file."
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class LoadProgress:
 ProgressCallback = Callable[[LoadProgress], None]
 
 _LIVE: "weakref.WeakSet[EmbeddedServer]" = weakref.WeakSet()
+_CHILD = ("import json, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
+          "from tui.core.llm.embedded import _serve; sys.exit(_serve())")
 
 
 def _stop_all() -> None:
@@ -93,15 +95,20 @@ class EmbeddedServer:
                 raise ModelError(f"{self.model_file} is not a GGUF model file.", FETCH_HINT)
 
     def _spawn(self) -> None:
-        cmd = [self.python, "-m", "tui.core.llm.embedded", "--model", str(self.model_file),
-               "--threads", str(self.threads), "--context", str(self.context), "--parent", str(os.getpid())]
+        # -I and a neutral cwd: devagent usually runs in the repo, whose tui/ or xllamacpp/ must never be imported.
+        # The child gets this process's sys.path instead (so a --user or PYTHONPATH install still works), with
+        # devagent's own package directory first and without the working directory (the repo) itself.
         root = str(Path(__file__).resolve().parents[3])
-        env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        here = os.path.realpath(os.getcwd())
+        paths = [root] + [p for p in sys.path if os.path.isabs(p) and os.path.realpath(p) != here]
+        cmd = [self.python, "-I", "-c", _CHILD, json.dumps(paths), "--model", str(self.model_file.absolute()),
+               "--threads", str(self.threads), "--context", str(self.context), "--parent", str(os.getpid())]
+        env = dict(os.environ)
         # llama.cpp is built with OpenMP; spinning OpenMP threads starve each other on a busy machine
         # (measured on 2 busy cores: 1.5 tokens/s spinning, 3.9 passive, 2.9 with one thread).
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True, env=env, close_fds=True)
+                                     start_new_session=True, env=env, close_fds=True, cwd="/")
         _LIVE.add(self)
         for stream, sink in ((self.proc.stdout, self._stdout), (self.proc.stderr, self._stderr)):
             threading.Thread(target=_drain, args=(stream, sink), daemon=True).start()
@@ -152,7 +159,7 @@ class EmbeddedServer:
                 await asyncio.sleep(0.1)
         self._report("failed", 0.0, "timed out")
         raise ModelError(f"The embedded model did not become ready within {timeout:.0f} s.",
-                         "A smaller model (scripts/fetch-test-model 0.5b) or a smaller model.context loads faster.")
+                         "A smaller model (`devagent models pull qwen2.5-coder-0.5b`) or a smaller model.context loads faster.")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -86,7 +86,7 @@ def make_backend(config: "Config", *, backend: str | None = None, host: str | No
         if path is None:
             raise ConfigError("The embedded backend needs a GGUF model file, and none is configured or cached.",
                               f"Pass --model-file PATH.gguf, set model.model_file, or put one in {model_dir()} "
-                              "(scripts/fetch-test-model does).")
+                              "(`devagent models pull qwen2.5-coder-1.5b` does).")
         return module.EmbeddedBackend(path, config, deadlines_from(config))
     raise ConfigError(f"Unknown model backend {kind!r}.", "Use one of: ollama, openai, embedded (model.backend).")
 

@@ -1,7 +1,7 @@
 """Where devagent keeps GGUF model files, and which ones are there.
 
 Used to fall back to the embedded backend when no Ollama server is reachable but a
-model file is configured or cached (scripts/fetch-test-model fills the same directory).
+model file is configured or cached (`devagent models pull` and scripts/fetch-test-model fill it).
 """
 
 from __future__ import annotations
@@ -44,3 +44,34 @@ def resolve_model_file(configured: str) -> Path | None:
         return path
     cached = find_cached_models()
     return cached[0] if cached else None
+
+
+def runtime_installed() -> bool:
+    """Whether the embedded llama.cpp runtime (xllamacpp) can be imported here."""
+    from importlib.util import find_spec
+
+    return find_spec("xllamacpp") is not None
+
+
+def embedded_route_hint(configured: str = "") -> str:
+    """What to run to get a working model with no server at all (what is missing, in order)."""
+    from tui.core.llm.catalog import default_model
+
+    steps = []
+    if not runtime_installed():
+        steps.append("pip install -e '.[embedded]'  (or: pip install xllamacpp)")
+    path = resolve_model_file(configured)
+    if path is None or not path.is_file():
+        model = default_model()
+        steps.append(f"devagent models pull {model.name}  ({model.size / 1e9:.2f} GB, checked by sha256)")
+    if not steps:
+        return ""
+    return "Or run a model inside devagent, with no server: " + "; then ".join(steps) + "."
+
+
+def unreachable_note(exc: BaseException) -> str:
+    """For one-line messages about a missing server: ' ' + what to run for a model with no server, or ''."""
+    from tui.core.errors import ServerUnreachable
+
+    route = embedded_route_hint() if isinstance(exc, ServerUnreachable) else ""
+    return f" {route}" if route else ""

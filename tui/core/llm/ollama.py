@@ -37,6 +37,7 @@ class OllamaBackend:
         self.info: ModelInfo | None = None
         self.server_version = ""
         self._client: Any = None
+        self._warming: asyncio.Task[Any] | None = None
 
     # -- plumbing --------------------------------------------------------
     def _get_client(self) -> Any:
@@ -129,6 +130,9 @@ class OllamaBackend:
         num_ctx: int | None = None,
         options: dict[str, Any] | None = None,
     ) -> AsyncIterator[ChatChunk]:
+        task = self._warming
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            await asyncio.wait({task}, timeout=self.deadlines.total)  # see warm(); neither raises nor cancels it
         info = self.info or await self.connect(None)
         opts: dict[str, Any] = {"temperature": self.temperature, "num_ctx": num_ctx or info.context_length}
         if self.seed is not None:
@@ -162,6 +166,22 @@ class OllamaBackend:
         finally:
             if stream is not None:
                 await stream.aclose()
+
+    async def warm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+                   num_ctx: int | None = None) -> dict[str, Any]:
+        """Have the server process ``messages`` into its prompt cache (one token is generated).
+
+        ``num_ctx`` must be the one the requests will use (another size reloads the model, cache and all).
+        A request sent meanwhile waits for this one instead of racing it into a second slot."""
+        self._warming = asyncio.current_task()
+        info = self.info or await self.connect(None)
+        opts: dict[str, Any] = {"temperature": self.temperature, "num_ctx": num_ctx or info.context_length,
+                                "num_predict": 1}
+        request: dict[str, Any] = {"model": info.name, "messages": messages, "stream": False, "options": opts}
+        if tools and info.supports_tools:
+            request["tools"] = tools
+        reply = await self._call("the warm-up request", self.deadlines.total, self._get_client().chat(**request))
+        return {"prompt_eval_count": reply.prompt_eval_count, "prompt_eval_duration": reply.prompt_eval_duration}
 
     async def _next(self, stream: Any, end: float, streamed: list[str], info: ModelInfo) -> Any:
         """The next streamed record, or None at the end; deadlines and errors become ModelError."""

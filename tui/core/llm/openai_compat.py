@@ -189,6 +189,7 @@ class OpenAICompatBackend:
         key = api_key or os.environ.get("DEVAGENT_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client: httpx.AsyncClient | None = None
+        self._warming: asyncio.Task[Any] | None = None
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -250,10 +251,28 @@ class OpenAICompatBackend:
         body.update(_options(options))
         return body
 
+    async def warm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+                   num_ctx: int | None = None) -> dict[str, Any]:
+        """Have the server process ``messages`` into its prompt cache (one token is generated); its timings.
+
+        A request sent meanwhile waits for this one instead of racing it (llama.cpp serves one at a time,
+        and a second slot would process the same prefix again)."""
+        self._warming = asyncio.current_task()
+        body = self._request(messages, tools, None, {"num_predict": 1})
+        async for _ in self._stream(body, time.monotonic(), []):
+            pass
+        return dict(self.last_timings)
+
+    async def _after_warmup(self) -> None:
+        task = self._warming
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            await asyncio.wait({task}, timeout=self.deadlines.total)  # neither raises nor cancels it
+
     async def stream_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
                           format: dict[str, Any] | None = None, num_ctx: int | None = None,
                           options: dict[str, Any] | None = None) -> AsyncIterator[ChatChunk]:
         """Stream one reply; the server's context size is fixed at load time, so ``num_ctx`` is not sent."""
+        await self._after_warmup()
         body = self._request(messages, tools, format, options)
         started = time.monotonic()
         partial: list[str] = []

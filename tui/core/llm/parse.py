@@ -28,6 +28,14 @@ MAX_ERRORS = 3
 REPAIR_BUDGET = 2_000_000
 REPAIR_COST = 10_000  # budget charged per repair attempt, on top of its length
 CALL_FORM = '{"name": "<tool>", "arguments": {...}}'
+_PATH_MISSES = {"file": "path", "filename": "path", "file_path": "path", "filepath": "path"}
+_SYMBOL_MISSES = {"name": "symbol", "function": "symbol", "function_name": "symbol", "method": "symbol",
+                  "symbol_name": "symbol", "target": "symbol"}
+ARG_NEAR_MISSES: dict[str, dict[str, str]] = {  # argument names small models use for these tools' own
+    "edit_symbol": {**_PATH_MISSES, **_SYMBOL_MISSES, "new": "code", "new_code": "code", "content": "code",
+                    "source": "code", "body": "code", "replacement": "code", "definition": "code"},
+    "outline": {**_PATH_MISSES, **_SYMBOL_MISSES},
+}
 
 _FENCE = re.compile(
     r"^[ \t]*(?P<tick>`{3,}|~{3,})[ \t]*(?P<lang>[\w+.#-]*)[^\n]*\n(?P<body>.*?)(?:^[ \t]*(?P=tick)[ \t]*$|\Z)",
@@ -237,7 +245,7 @@ def _one_call(item: dict[str, Any], names: set[str]) -> tuple[tuple[str, dict[st
         return None, _unknown(raw_name, names)
     if arg_key is None:
         ignore = {name_key, "type", "id"}
-        return (tool, {k: v for k, v in body.items() if k not in ignore}), None
+        return (tool, _renamed(tool, {k: v for k, v in body.items() if k not in ignore})), None
     args = body[arg_key]
     if isinstance(args, str):
         parsed = _loads_loose(args) if args.strip() else {}
@@ -247,7 +255,17 @@ def _one_call(item: dict[str, Any], names: set[str]) -> tuple[tuple[str, dict[st
     if not isinstance(args, dict):
         return None, (f"The arguments for {tool} must be a JSON object like {{\"path\": \"app.py\"}}, "
                       f"not {json.dumps(args)[:80]}. Write the call as {CALL_FORM}.")
-    return (tool, args), None
+    return (tool, _renamed(tool, args)), None
+
+
+def _renamed(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Near-miss argument names under their real ones (never over an argument that is present)."""
+    table = ARG_NEAR_MISSES.get(tool, {})
+    out = dict(args)
+    for wrong, right in table.items():
+        if wrong in out and right not in out:
+            out[right] = out.pop(wrong)
+    return out
 
 
 def _match_tool(name: str, names: set[str]) -> str | None:

@@ -9,7 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.core.testing.detect import SKIP_DIRS, list_files
+from tui.core.paths import read_regular
+from tui.core.testing.detect import PROJECT_FILE_LIMIT, SKIP_DIRS, list_files
 
 JS_EXT = (".tsx", ".jsx", ".ts", ".js", ".mjs", ".cjs")
 TEST_RE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
@@ -54,8 +55,9 @@ class Project:
 
 
 def _read(path: Path) -> str:
+    """A project file's text; "" when missing, a symlink, not a regular file (a FIFO would block) or unreadable."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular(path, PROJECT_FILE_LIMIT, follow=False).decode("utf-8", "replace")
     except OSError:
         return ""
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from tui.core.errors import ToolError
+from tui.core.errors import PathRefused, ToolError
+from tui.core.paths import read_bounded
 from tui.core.scaffold.detect import Conventions, Project
 
 KINDS = ("component", "page", "route", "module", "widget", "package")
 OVERRIDE_DIR = ".devagent/templates"
+TEMPLATE_LIMIT = 256_000
 KINDS_BY_PROJECT = {
     "python": "Python projects: module, widget.", "textual": "Textual apps: widget, module.",
     "go": "Go modules: package.", "nextjs": "Next.js: component, page, route, module.",
@@ -77,10 +79,23 @@ def validate(kind: str, name: str) -> None:
 
 
 def template(repo: Path, kind: str, file: str) -> string.Template:
-    """The repo's override in .devagent/templates/KIND/FILE wins over the shipped template."""
-    override = repo / OVERRIDE_DIR / kind / file
-    if override.is_file():
-        return string.Template(override.read_text(encoding="utf-8"))
+    """The repo's override in .devagent/templates/KIND/FILE wins over the shipped template.
+
+    An override is repo content: read like any repo file (no symlink out of the repo or into .git, regular
+    files only, bounded), and a refused one is an error, not a silent fallback.
+    """
+    rel = f"{OVERRIDE_DIR}/{kind}/{file}"
+    try:
+        data, size = read_bounded(repo, rel, TEMPLATE_LIMIT)
+    except FileNotFoundError:
+        data, size = None, 0
+    except PathRefused as err:
+        raise ToolError(f"template override {err.message.removeprefix('refused path ')}",
+                        "Make it a plain file inside the repository, or remove it to use the shipped template.") from None
+    if data is not None:
+        if size > TEMPLATE_LIMIT:
+            raise ToolError(f"template override {rel} is larger than {TEMPLATE_LIMIT} bytes")
+        return string.Template(data.decode("utf-8", "replace"))
     # Shipped templates live outside tui.core: some are Textual code, and the core never holds any.
     shipped = resources.files("tui").joinpath("templates", "scaffold", kind, file)
     return string.Template(shipped.read_text(encoding="utf-8"))

@@ -8,21 +8,25 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.core import gitsafe
+from tui.core.paths import read_regular
 from tui.core.errors import ToolError
 from tui.core.testing.model import Suite
+from tui.core.testing.pysuite import python_suite
 
 if TYPE_CHECKING:
     from tui.core.config import Config
 
-MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile")
+MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile",
+           "noxfile.py")
 _ROOT_TESTS = re.compile(r"^(?:tests?/(?:[^/]+/)*)?(test_[^/]*|[^/]*_test)\.py$")
 SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
 MAX_DEPTH = 3
+PROJECT_FILE_LIMIT = 2_000_000  # bytes of a package.json, pyproject.toml... read
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 SHELL_OPS = re.compile(r"[;&|<>`$()]")
 
@@ -30,9 +34,7 @@ SHELL_OPS = re.compile(r"[;&|<>`$()]")
 def list_files(repo: Path) -> list[str]:
     """Tracked and untracked-but-not-ignored files (fixtures and new projects may not be committed yet)."""
     try:
-        out = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=repo, capture_output=True, timeout=30
-        )
+        out = gitsafe.run(repo, "ls-files", "-co", "--exclude-standard", "-z", timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:
@@ -40,19 +42,10 @@ def list_files(repo: Path) -> list[str]:
     return [p for p in out.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
-def python_for(cwd: Path, repo: Path) -> str:
-    """The project's virtualenv interpreter when it has one, else the one running devagent."""
-    for base in (cwd, repo):
-        for venv in (".venv", "venv"):
-            candidate = base / venv / "bin" / "python"
-            if candidate.exists():
-                return str(candidate)
-    return sys.executable
-
-
 def _read(path: Path) -> str:
+    """A project file's text; "" when missing, a symlink, not a regular file (a FIFO would block) or unreadable."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_regular(path, PROJECT_FILE_LIMIT, follow=False).decode("utf-8", "replace")
     except OSError:
         return ""
 
@@ -128,13 +121,25 @@ def _has_make_test(d: Path) -> bool:
     return bool(re.search(r"^test\s*:", _read(d / "Makefile"), re.M))
 
 
-def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], cargo_workspace: bool) -> list[Suite]:
+def _fallback(d: Path, names: set[str], prefix: str) -> Suite | None:
+    """A Makefile test target, tox or nox: only when nothing more specific was found in that directory."""
+    if "Makefile" in names and _has_make_test(d):
+        return Suite(prefix + "make", "make", d, ["make", "test"], "Makefile test target")
+    if "tox.ini" in names and re.search(r"^\[(tox|testenv)[^\]]*\]", _read(d / "tox.ini"), re.M):
+        return Suite(prefix + "tox", "tox", d, ["tox"], "tox.ini")
+    if "noxfile.py" in names:
+        return Suite(prefix + "nox", "nox", d, ["nox"], "noxfile.py")
+    return None
+
+
+def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], cargo_workspace: bool,
+               config: "Config | None" = None) -> list[Suite]:
     rel = d.relative_to(repo).as_posix()
     prefix = "" if rel == "." else f"{rel}:"
     found: list[Suite] = []
     source = _pytest_source(d, names, files_in_dir)
     if source:
-        found.append(Suite(prefix + "pytest", "pytest", d, [python_for(d, repo), "-m", "pytest"], source))
+        found.append(python_suite(d, repo, prefix, source, files_in_dir, config))
     if "package.json" in names:
         suite = _node_suite(d, repo, prefix)
         if suite:
@@ -143,9 +148,8 @@ def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], ca
         found.append(Suite(prefix + "go", "go", d, ["go", "test", "./..."], "go.mod"))
     if "Cargo.toml" in names and not cargo_workspace:
         found.append(Suite(prefix + "cargo", "cargo", d, ["cargo", "test"], "Cargo.toml"))
-    if not found and "Makefile" in names and _has_make_test(d):
-        found.append(Suite(prefix + "make", "make", d, ["make", "test"], "Makefile test target"))
-    return found
+    fallback = None if found else _fallback(d, names, prefix)
+    return found + ([fallback] if fallback else [])
 
 
 def guess_kind(command: str) -> str:
@@ -189,7 +193,7 @@ def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
         in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
         if "Cargo.toml" in names and "[workspace]" in _read(d / "Cargo.toml"):
             workspace_roots.append(rel)
-        suites.extend(_suites_in(d, repo, names, entries, in_workspace))
+        suites.extend(_suites_in(d, repo, names, entries, in_workspace, config))
     return suites
 
 

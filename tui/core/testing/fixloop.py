@@ -18,7 +18,7 @@ AskFix = Callable[[TestRun, int], Awaitable[bool]]  # (failing run, attempt numb
 
 @dataclass
 class FixLoopResult:
-    reason: str  # passed | limit | repeated | declined | cancelled
+    reason: str  # passed | limit | repeated | declined | cancelled | not_run
     attempts: int
     runs: list[TestRun] = field(default_factory=list)
 
@@ -51,6 +51,8 @@ class FixLoop:
             while True:
                 if run.ok:
                     return self._stop("passed")
+                if run.status in ("not_started", "no_tests", "no_counts"):
+                    return self._stop("not_run")  # no code edit makes a missing runner start
                 if self.result.attempts >= self.limit:
                     return self._stop("limit")
                 self.result.attempts += 1

@@ -63,6 +63,8 @@ def parse_junit(xml_text: str, base: Path, repo: Path) -> Parsed:
         module = file[:-3].replace("/", ".") if file.endswith(".py") else ""
         cls = classname[len(module) + 1:] if module and classname.startswith(module + ".") else ""
         test_id = "::".join(p for p in (file or classname, cls, name) if p)
+        if file and not classname and name == module:
+            test_id = file  # a module that failed to collect
         problem = case.find("failure")
         kind = "failed"
         if problem is None:

@@ -9,15 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from tui.core.errors import ToolError
+from tui.core.errors import PathRefused, ToolError
+from tui.core.paths import read_bounded, remove_file
 from tui.core.testing import parsers
+from tui.core.testing.diagnose import diagnose
 from tui.core.testing.model import Suite, TestRun
+from tui.core.testing.unittest_parse import parse_unittest, unittest_target
 
 if TYPE_CHECKING:
     from tui.core.config import Config
 
 TMP_DIR = ".devagent-tmp"  # reports go inside the repo: /tmp is private to the sandbox, .git is read-only
 TAIL_CHARS = 4000
+REPORT_LIMIT = 50_000_000  # bytes of a runner's report read back
 
 
 class Runner(Protocol):
@@ -112,6 +116,10 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
         if selection:
             argv += [selection] if path_like else ["-k", selection]
         return Plan(suite, argv, selection, report, {"PYTHONDONTWRITEBYTECODE": "1"})
+    if suite.kind == "unittest":
+        if selection:
+            argv = argv[:3] + (["-v", unittest_target(selection)] if path_like else argv[3:] + ["-k", selection])
+        return Plan(suite, argv, selection, env={"PYTHONDONTWRITEBYTECODE": "1"})
     if suite.kind == "node":
         rest = [a for a in argv[1:] if a != "--test" and not a.startswith("--test-reporter")]
         opts = [a for a in rest if a.startswith("-")]
@@ -154,15 +162,17 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
     """Structured report first, then the runner's stdout format, then the summary line."""
     base = plan.suite.cwd
     report_text = ""
-    if plan.report:
+    if plan.report:  # written by the sandboxed run: it may be a symlink or a FIFO by now
         try:
-            report_text = Path(plan.report).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            report_text = read_bounded(repo, plan.report, REPORT_LIMIT)[0].decode("utf-8", "replace")
+        except (OSError, PathRefused):
             report_text = ""
     kind = plan.suite.kind
     parsed = parsers.Parsed()
     if kind == "pytest" and report_text:
         parsed = parsers.parse_junit(report_text, base, repo)
+    elif kind == "unittest":
+        parsed = parse_unittest(output, base, repo, plan.suite.start or ".")
     elif kind in ("jest", "vitest") and report_text:
         parsed = parsers.parse_jest_json(report_text, base, repo, f"{kind}-json")
     elif kind == "go":
@@ -178,12 +188,27 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
 
 def cleanup(plan: Plan, repo: Path) -> None:
     if plan.report:
-        Path(plan.report).unlink(missing_ok=True)
+        try:
+            remove_file(repo, os.path.relpath(plan.report, repo))
+        except PathRefused:
+            pass  # .devagent-tmp became a symlink: nothing of devagent's is left to remove
     tmp = repo / TMP_DIR
     try:
         tmp.rmdir()
     except OSError:
         pass
+
+
+NO_INTERPRETER_HINT = ("Create the project's environment (python3 -m venv .venv, then install the project and its "
+                       "test tools into it), start devagent with it activated, or set project.python. "
+                       "Tell the developer.")
+
+
+def not_started(plan: Plan) -> TestRun:
+    """The run that could not start because no interpreter exists: said so, nothing run (exit 127, like a shell)."""
+    return TestRun(suite=plan.suite.name, exit_code=127, command=plan.command, parsed_from="none",
+                   status="not_started", problem=f"no Python interpreter found ({plan.suite.missing})",
+                   hint=NO_INTERPRETER_HINT, interpreter=plan.suite.interpreter)
 
 
 def make_runner(repo: Path, config: "Config") -> Runner:
@@ -197,6 +222,8 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
                    command: str | None = None) -> TestRun:
     """Run an approved plan (``command``: the developer's edited form, run through the shell)."""
     repo = Path(os.path.realpath(repo))
+    if plan.suite.missing:
+        return not_started(plan)
     runner = runner or make_runner(repo, config)
     if plan.report:
         (repo / TMP_DIR).mkdir(exist_ok=True)
@@ -209,14 +236,16 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
         parsed = parse_output(plan, result.output, repo)
     finally:
         cleanup(plan, repo)
+    found = diagnose(plan.suite.kind, result.output, result.exit_code, result.killed or "", parsed, repo,
+                     plan.suite.cwd, plan.suite.interpreter, plan.selection)
     return TestRun(
         suite=plan.suite.name, passed=parsed.passed, failed=parsed.failed, errored=parsed.errored,
         skipped=parsed.skipped, duration=float(result.duration), exit_code=result.exit_code,
         failures=parsed.failures, output_tail=parsers.strip_ansi(result.output[-TAIL_CHARS * 2:])[-TAIL_CHARS:],
         command=command if command is not None else plan.command, killed=result.killed or "",
-        parsed_from=parsed.source,
+        parsed_from=parsed.source, status=found.status, problem=found.problem, hint=found.hint,
+        interpreter=plan.suite.interpreter,
     )
-
 
 
 async def run_tests(repo: Path, config: "Config", selection: str = "", suite_name: str = "", *,

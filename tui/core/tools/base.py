@@ -27,6 +27,8 @@ class ToolContext:
     sandbox: Any = None  # core.sandbox.Sandbox (the one runner)
     session_id: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    # An editor's view of a file inside the repo (its unsaved buffer), None to read the disk; see tui/acp.
+    read_text: Callable[[Path], Awaitable[str | None]] | None = None
 
 
 @dataclass

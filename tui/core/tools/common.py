@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
+from tui.core import gitsafe
 from tui.core.errors import ToolError
 
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text
@@ -54,19 +53,10 @@ def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
 
 
 async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, str]:
-    """Run a read-only git command (outside the sandbox: it only reads) and return (code, stdout+stderr)."""
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    proc = await asyncio.create_subprocess_exec(
-        "git", "-c", "core.quotepath=off", "-c", "color.ui=never", *args, cwd=repo,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env,
-    )
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout)
-    except (asyncio.TimeoutError, asyncio.CancelledError):
-        proc.kill()
-        await proc.wait()
-        raise
-    return proc.returncode or 0, out.decode("utf-8", "replace")
+    """Run a read-only git command (outside the sandbox, so through gitsafe) and return (code, stdout+stderr)."""
+    code, out, _ = await gitsafe.run_async(repo, *args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+                                           timeout=timeout, merge_stderr=True)
+    return code, out.decode("utf-8", "replace")
 
 
 async def repo_files(repo: Path) -> list[str]:

@@ -13,16 +13,18 @@ from typing import Any
 
 from tui.core.approval import Proposal
 from tui.core.errors import ToolError
+from tui.core.symbols.pysplice import place_appended
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
+from tui.core.tools.occurrences import ambiguous, occurrences
 
 
-def _loose_span(text: str, old: str) -> tuple[int, int] | None:
-    """Find ``old`` by lines compared without surrounding whitespace; the span in ``text`` if unique."""
+def _loose_spans(text: str, old: str) -> list[tuple[int, int]]:
+    """Find ``old`` by lines compared without surrounding whitespace; the spans in ``text``."""
     want = [line.strip() for line in old.strip("\n").splitlines()]
     if not want or not any(want):
-        return None
+        return []
     lines = text.splitlines(keepends=True)
     starts, pos = [], 0
     for line in lines:
@@ -30,12 +32,7 @@ def _loose_span(text: str, old: str) -> tuple[int, int] | None:
         pos += len(line)
     hits = [i for i in range(len(lines) - len(want) + 1)
             if all(lines[i + k].strip() == want[k] for k in range(len(want)))]
-    if len(hits) != 1:
-        return None
-    i = hits[0]
-    end_line = lines[i + len(want) - 1]
-    end = starts[i + len(want) - 1] + len(end_line.rstrip("\r\n"))
-    return starts[i], end
+    return [(starts[i], starts[i + len(want) - 1] + len(lines[i + len(want) - 1].rstrip("\r\n"))) for i in hits]
 
 
 class NotFound(ToolError):
@@ -60,6 +57,9 @@ def append(text: str, new: str, rel: str) -> str:
         return body + "\n"
     if body.strip() in text:
         raise ToolError(f"{rel} already contains that text; nothing was added")
+    placed = place_appended(text, body) if rel.endswith(".py") else None
+    if placed is not None:  # an indented def belongs at module level (or in the class it follows), not nested
+        return placed
     top_level = rel.endswith(".py") and not body[:1].isspace() and body.lstrip().startswith(("def ", "class ", "@", "async def "))
     return text.rstrip("\n") + ("\n\n\n" if top_level else "\n\n") + body + "\n"
 
@@ -67,16 +67,16 @@ def append(text: str, new: str, rel: str) -> str:
 def replace_once(text: str, old: str, new: str, rel: str) -> str:
     if not old.strip():
         return append(text, new, rel)
-    count = text.count(old)
-    if count == 1:
-        return text.replace(old, new, 1)
-    if count > 1:
-        raise ToolError(f"the text to replace occurs {count} times in {rel}; include more surrounding lines so it is unique")
-    span = _loose_span(text, old)
-    if span is None:
+    spans = [(start, start + len(old)) for start in occurrences(text, old)]
+    if not spans:
+        new = new.strip("\n")
+        spans = _loose_spans(text, old)
+    if len(spans) > 1:
+        raise ToolError(ambiguous(text, spans, new, rel))
+    if not spans:
         raise NotFound(f"the text to replace was not found in {rel}; nothing was changed.")
-    start, end = span
-    return text[:start] + new.strip("\n") + text[end:]
+    start, end = spans[0]
+    return text[:start] + new + text[end:]
 
 
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:

@@ -13,8 +13,10 @@ from typing import Any
 from tui.core.approval import Decision, Proposal, new_proposal_id
 from tui.core.errors import DevagentError, ToolError
 from tui.core.events import Checkpointed, Notice
-from tui.core.paths import resolve_in_repo
+from tui.core.paths import read_bounded, resolve_in_repo
 from tui.core.tools.base import ToolContext, ToolResult
+
+MAX_EDIT_BYTES = 8_000_000  # a larger file is not rewritten through a diff proposal
 
 
 def repo_of(ctx: ToolContext) -> Any:
@@ -36,15 +38,23 @@ async def checkpoint(ctx: ToolContext, label: str) -> Any:
     except DevagentError as err:
         ctx.emit(Notice(f"no checkpoint taken: {err.message}", level="warning"))
         return None
-    ctx.emit(Checkpointed(ref=cp.ref, label=label))
+    ctx.emit(Checkpointed(ref=cp.ref, label=label, not_covered=tuple(cp.not_covered)))
     return cp
 
 
 def read_current(ctx: ToolContext, rel: str) -> tuple[Path, bytes | None]:
+    """The file an edit proposal starts from (None: it does not exist yet); bounded, never blocking."""
     target = resolve_in_repo(ctx.repo, rel)
     if target.is_dir():
         raise ToolError(f"{rel} is a directory, not a file")
-    return target, (target.read_bytes() if target.exists() else None)
+    try:
+        data, size = read_bounded(ctx.repo, rel, MAX_EDIT_BYTES + 1)
+    except FileNotFoundError:
+        return target, None
+    if size > MAX_EDIT_BYTES:
+        raise ToolError(f"{rel} is too large to edit here ({size} bytes; the limit is {MAX_EDIT_BYTES}); "
+                        "nothing was changed")
+    return target, data
 
 
 def kept_lines(old: str, new: str) -> tuple[int, int]:
@@ -112,6 +122,8 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
     if rejected:
         lines.append("The developer REJECTED these hunks; do not propose them again:")
         lines.append(describe_hunks(diff, rejected))
+        if decision.reason:
+            lines.append(f"The developer's reason: {decision.reason}")
     from tui.core.tools.pycheck import new_problems
 
     problems = [p for rel, old in before.items()

@@ -24,41 +24,23 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
         return [(err.lineno or 0, f"syntax error: {err.msg}", "")]
     except ValueError:  # null bytes
         return []
+    from tui.core.tools.pysmells import smells
+
     try:
         from pyflakes import checker
     except ImportError:  # the check is a help, not a requirement
-        return []
+        return smells(tree, filename)
     found = checker.Checker(tree, filename=filename).messages
     flakes = [(m.lineno, m.message % m.message_args, str(m.message_args[0]) if m.message_args else "")
               for m in found if type(m).__name__ in SERIOUS]
-    return sorted(flakes + nested_tests(tree), key=lambda p: p[0])
-
-
-def nested_tests(tree: ast.Module) -> list[tuple[int, str, str]]:
-    """``def test_x`` inside another function: pytest never collects it (a small model appends a test
-    indented under the previous one). Methods of classes are collected and are fine."""
-    found: list[tuple[int, str, str]] = []
-
-    def walk(node: ast.AST, owner: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            is_def = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-            if is_def and owner and child.name.startswith("test"):
-                found.append((child.lineno, f"{child.name} is defined inside {owner}, so the test runner never "
-                              f"collects it: move it out to the top level (no indentation)", ""))
-            if is_def:
-                walk(child, owner or child.name)
-            elif not isinstance(child, ast.ClassDef):
-                walk(child, owner)
-            elif not owner:
-                walk(child, "")
-
-    walk(tree, "")
-    return found
+    return sorted(flakes + smells(tree, filename), key=lambda p: p[0])
 
 
 def _defines(path: Path, name: str) -> bool:
+    from tui.core.paths import read_regular
+
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
     except (OSError, SyntaxError, ValueError):
         return False
     for node in tree.body:
@@ -82,7 +64,7 @@ def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
             continue
         module = node.module.replace(".", "/")
         places = [here / f"{module}.py", repo / f"{module}.py", repo / "src" / f"{module}.py", here / module / "__init__.py"]
-        if any(p.is_file() and _defines(p, name) for p in places):
+        if any(_defines(p, name) for p in places):
             line = lines[node.lineno - 1]
             if "(" in line or "#" in line or "*" in line:
                 return ""

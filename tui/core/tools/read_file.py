@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from tui.core.paths import resolve_in_repo
+from tui.core.paths import read_bounded, resolve_in_repo
+from tui.core.symbols import language_of
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
 
@@ -25,13 +27,21 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                               f"{rel}: not found")
         # Reading is harmless: when exactly one file has that name, show it (small models guess directories).
         note, rel, target = f"[{rel} does not exist; this is {only}]\n", only, resolve_in_repo(ctx.repo, only)
-    data = target.read_bytes()[:MAX_BYTES]
-    if b"\0" in data[:8000]:
-        return ToolResult(False, f"{rel} is a binary file ({target.stat().st_size} bytes); not shown.", f"{rel}: binary")
-    text = data.decode("utf-8", "replace")
+    text = await ctx.read_text(target) if ctx.read_text else None  # an editor's unsaved buffer (ACP)
+    if text is not None:
+        text = text[:MAX_BYTES]
+    else:
+        data, size = await asyncio.to_thread(read_bounded, ctx.repo, rel, MAX_BYTES)  # never blocks, never all
+        if b"\0" in data[:8000]:
+            return ToolResult(False, f"{rel} is a binary file ({size} bytes); not shown.", f"{rel}: binary")
+        if size > len(data):
+            note += f"[{rel} is {size} bytes; this is its first {len(data)}]\n"
+        text = data.decode("utf-8", "replace")
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
     shown = bound(text, budget, "the file")
+    if len(text) > budget and language_of(rel) != "none":  # counting and locating need no full read
+        shown += f"\n[Only part of {rel} is shown: outline(path=\"{rel}\") lists all its definitions with counts.]"
     return ToolResult(True, note + shown, f"read {rel} ({lines} lines)")
 
 

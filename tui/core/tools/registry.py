@@ -6,7 +6,8 @@ import importlib
 
 from tui.core.tools.base import ToolSpec
 
-CORE_MODULES = ["read_file", "list_files", "search", "git_read", "write_file", "edit_file", "run_command"]
+CORE_MODULES = ["read_file", "list_files", "search", "outline", "git_read", "write_file", "edit_file", "edit_symbol",
+                "run_command"]
 OPTIONAL_MODULES = ["run_tests", "scaffold", "git_write"]
 
 

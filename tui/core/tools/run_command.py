@@ -8,7 +8,6 @@ the model's own.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from typing import Any
 
@@ -38,13 +37,22 @@ async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 
 async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    """The snippet runs in the project's interpreter (projenv.find_python), chosen now and shown in the command."""
+    from tui.core.projenv import find_python
+
     code = str_arg(args, "code")
     if not code.strip():
         raise ToolError("code must not be empty")
+    interp = await asyncio.to_thread(find_python, ctx.repo, ctx.config)
+    if not interp.found:
+        raise ToolError(f"no Python interpreter for this project: {interp.why}",
+                        "Tell the developer: create the project's environment or set project.python.")
     first = next((ln for ln in code.splitlines() if ln.strip()), "")
+    shown = interp.shown(ctx.repo)
+    command = f"{shown} -c {code!r}" if "\n" not in code else f"{shown} - <<'EOF'\n" + code + "\nEOF"
     return Proposal(id=new_proposal_id(), kind="python", tool="run_python", summary=f"python: {first.strip()}",
-                    code=code, command=f"python3 -c {code!r}" if "\n" not in code else "python3 - <<'EOF'\n" + code + "\nEOF",
-                    timeout=_timeout(args), arguments=args)
+                    code=code, command=command, timeout=_timeout(args),
+                    arguments={**args, "_python": interp.python, "_python_line": interp.line(ctx.repo)})
 
 
 async def changes_since(ctx: ToolContext, before: Any) -> str:
@@ -62,8 +70,15 @@ async def changes_since(ctx: ToolContext, before: Any) -> str:
 
 
 async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
+    python_line = ""
     if proposal.kind == "python":
-        argv: str | list[str] = [sys.executable, "-c", proposal.code or ""]
+        python = str(proposal.arguments.get("_python") or "")
+        if not python:  # a proposal recorded before the interpreter was part of it
+            from tui.core.projenv import find_python
+
+            python = find_python(ctx.repo, ctx.config).python or "python3"
+        python_line = str(proposal.arguments.get("_python_line") or f"python: {python}")
+        argv: str | list[str] = [python, "-c", proposal.code or ""]
         shown = proposal.summary
     else:
         argv = (decision.command or proposal.command or "").strip()
@@ -86,13 +101,34 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     if result.killed:
         head = f"killed ({result.killed}) after {result.duration:.1f}s"
     parts = [head, bound(result.output, budget, "output") if result.output else "(no output)"]
+    if python_line:
+        parts.insert(1, python_line)
     if diff:
         parts.append("Changes it made in the working tree:\n" + bound(diff, budget // 2, "diff"))
+        if getattr(diff, "cut", False):
+            parts.append("(That diff is cut: the command changed more than devagent shows; see `git status`.)")
     ok = result.exit_code == 0 and not result.killed
+    if not ok and proposal.kind == "python":
+        parts.insert(1, failing_line(proposal.code or "", result.output or ""))
     summary = f"{head}" + (f", changed {diff.count('diff --git')} files" if diff else "")
     return ToolResult(ok, "\n".join(parts), summary, diff=diff,
                       data={"exit_code": result.exit_code, "killed": result.killed,
                             "checkpoint": getattr(cp, "ref", None)})
+
+
+def failing_line(code: str, output: str) -> str:
+    """The snippet's own line the traceback ends in, quoted: a small model then fixes that line instead of
+    sending the same code again."""
+    import re
+
+    found = re.findall(r'File "<string>", line (\d+)', output)
+    error = next((ln for ln in reversed(output.strip().splitlines()) if re.match(r"^\w*(Error|Exception)\b", ln)), "")
+    lines = code.splitlines()
+    if not found or not 0 < int(found[-1]) <= len(lines):
+        return ""
+    number = int(found[-1])
+    return (f"Your code failed at its line {number}: {lines[number - 1].strip()}\n{error}\n"
+            "Change that line (send different code); the same code will fail the same way.")
 
 
 COMMAND = ToolSpec(

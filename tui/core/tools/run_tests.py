@@ -12,19 +12,29 @@ from typing import Any
 
 from tui.core.approval import Decision, Proposal, new_proposal_id
 from tui.core.events import CommandFinished, CommandOutput, CommandStarted
+from tui.core.errors import ToolError
 from tui.core.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
+from tui.core.testing.run import NO_INTERPRETER_HINT
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 
 
+WHOLE_SUITE = {"all", "*", ".", "./", "everything", "all tests", "tests", "test", "the suite", "suite", "none",
+               "full", "entire suite"}
+
+
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     selection = str_arg(args, "selection", required=False).strip()
+    if selection.lower().strip("'\"") in WHOLE_SUITE:
+        selection = ""  # small models write "all" for "every test": as a -k expression it deselects everything
     suite_name = str_arg(args, "suite", required=False).strip()
     suites = await asyncio.to_thread(detect_suites, ctx.repo, ctx.config)
     if suite_name and not selection and not any(suite_name in (s.name, s.kind) for s in suites) \
             and (ctx.repo / suite_name.split("::")[0]).exists():
         selection, suite_name = suite_name, ""  # small models put a test file in "suite"
     suite = choose_suite(suites, suite_name, selection, ctx.repo)
+    if suite.missing:
+        raise ToolError(f"no Python interpreter found for this project ({suite.missing})", NO_INTERPRETER_HINT)
     plan = plan_run(suite, selection, ctx.repo)
     what = f" {selection}" if selection else ""
     return Proposal(id=new_proposal_id(), kind="command", tool="run_tests",

@@ -1,0 +1,266 @@
+"""edit_symbol's placement rules on real-looking code: replace by name, add where it belongs, re-indent."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from tui.core.errors import ToolError
+from tui.core.symbols.jssplice import splice_js
+from tui.core.symbols.pysplice import place_appended, splice_python
+
+CLIENT = textwrap.dedent('''\
+    """HTTP client helpers."""
+    import json
+
+    TIMEOUT = 10
+
+
+    class Client:
+        """Talks to the API."""
+
+        def __init__(self, base: str) -> None:
+            self.base = base
+            self.headers = {"accept": "json"}
+
+        @property
+        def url(self) -> str:
+            return self.base
+
+        @url.setter
+        def url(self, value: str) -> None:
+            self.base = value
+
+        @staticmethod
+        def decode(text: str) -> dict:
+            return json.loads(text)
+
+        class Retry:
+            def delay(self, attempt: int) -> float:
+                return 0.5 * attempt
+
+
+    def build(base):
+        return Client(base)
+
+
+    if __name__ == "__main__":
+        print(build("x").url)
+''')
+
+TESTS = textwrap.dedent('''\
+    from calc import add
+
+
+    def test_add():
+        assert add(1, 2) == 3
+
+        def helper():
+            return 1
+        assert helper() == 1
+''')
+
+
+def lines(text: str) -> list[str]:
+    return text.splitlines()
+
+
+def test_a_method_is_replaced_by_name_whatever_indentation_the_code_has() -> None:
+    code = "        def decode(text: str) -> dict:\n            return json.loads(text or '{}')"
+    done = splice_python(CLIENT, "Client.decode", code, "client.py")
+    out = lines(done.text)
+    assert "    @staticmethod" in out  # the decorator the code left out is kept
+    assert "    def decode(text: str) -> dict:" in out and "        return json.loads(text or '{}')" in out
+    assert "json.loads(text)" not in done.text
+    assert done.action == "replaced" and done.qualname == "Client.decode"
+    assert out[done.start - 1] == "    @staticmethod" and out[done.end - 1].endswith("'{}')")
+    assert CLIENT.replace("json.loads(text)", "json.loads(text or '{}')") == done.text
+
+
+def test_a_first_line_without_its_indentation_and_tabs_are_normalised() -> None:
+    copied = "def delay(self, attempt: int) -> float:\n                return 2.0 ** attempt"  # the rest kept 16
+    done = splice_python(CLIENT, "Client.Retry.delay", copied, "client.py")
+    assert "        def delay(self, attempt: int) -> float:\n            return 2.0 ** attempt\n" in done.text
+    tabbed = "class A:\n\tdef a(self):\n\t\treturn 1\n"
+    out = splice_python(tabbed, "A.b", "def b(self):\n    if self:\n        return 2", "t.py").text
+    assert out == "class A:\n\tdef a(self):\n\t\treturn 1\n\n\tdef b(self):\n\t\tif self:\n\t\t\treturn 2\n"
+
+
+def test_a_new_method_goes_at_the_end_of_its_class_a_new_function_after_the_last_one() -> None:
+    done = splice_python(CLIENT, "Client.close", "def close(self):\n    self.headers.clear()", "client.py")
+    out = lines(done.text)
+    retry_end = out.index("            return 0.5 * attempt")
+    assert out[retry_end + 1:retry_end + 4] == ["", "    def close(self):", "        self.headers.clear()"]
+    assert out[retry_end + 4:retry_end + 7] == ["", "", "def build(base):"]
+    assert (done.start, done.end) == (retry_end + 3, retry_end + 4)
+    func = splice_python(CLIENT, "ping", "    def ping(client):\n        return client.url", "client.py")
+    out = lines(func.text)
+    at = out.index("def ping(client):")
+    assert out[at - 3:at] == ["    return Client(base)", "", ""] and out[at + 2:at + 5] == ["", "", 'if __name__ == "__main__":']
+    assert func.action == "added" and func.qualname == "ping"
+
+
+def test_a_test_is_added_at_module_level_never_inside_the_previous_test() -> None:
+    code = "    def test_add_negative():\n        assert add(-1, -2) == -3"
+    out = splice_python(TESTS, "test_add_negative", code, "tests/test_calc.py").text
+    tree = ast.parse(out)
+    assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)] == ["test_add", "test_add_negative"]
+    assert out.endswith("assert helper() == 1\n\n\ndef test_add_negative():\n    assert add(-1, -2) == -3\n")
+    # the same mistake through edit_file's append is placed the same way
+    assert place_appended(TESTS, code) == out
+    assert place_appended(TESTS, "def test_x():\n    pass") is None  # not indented: edit_file's own rule
+
+
+def test_an_indented_method_appended_after_a_class_goes_into_that_class() -> None:
+    source = "class A:\n    def a(self):\n        return 1\n"
+    assert place_appended(source, "    def b(self):\n        return 2") == (
+        "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n")
+
+
+def test_overloads_and_property_accessors_replace_the_matching_definition() -> None:
+    setter = "@url.setter\ndef url(self, value: str) -> None:\n    self.base = value.rstrip('/')"
+    out = splice_python(CLIENT, "Client.url", setter, "client.py").text
+    assert "self.base = value.rstrip('/')" in out and out.count("def url") == 2 and "return self.base" in out
+    getter = "def url(self) -> str:\n    return self.base + '/'"
+    out = splice_python(CLIENT, "Client.url", getter, "client.py").text
+    assert "    @property\n    def url(self) -> str:\n        return self.base + '/'" in out
+    assert "self.base = value" in out
+    over = ("from typing import overload\n\n\n@overload\ndef f(x: int) -> int: ...\n@overload\ndef f(x: str) -> str: ...\n"
+            "def f(x):\n    return x\n")
+    out = splice_python(over, "f", "def f(x):\n    return x * 2", "o.py").text
+    assert out.count("@overload") == 2 and "return x * 2" in out and "    return x\n" not in out
+
+
+def test_body_only_code_replaces_the_body_and_keeps_the_docstring() -> None:
+    source = 'def area(r):\n    """Area of a circle."""\n    return 3 * r * r\n'
+    done = splice_python(source, "area", "import math\nreturn math.pi * r ** 2", "geo.py")
+    assert done.text == 'import math\n\n\ndef area(r):\n    """Area of a circle."""\n    return math.pi * r ** 2\n'
+    documented = '"""Geometry."""\n' + source
+    assert splice_python(documented, "area", "import math\nreturn math.pi", "geo.py").text.startswith(
+        '"""Geometry."""\n\nimport math\n\n\ndef area(r):\n')
+    assert done.action == "changed the body of"
+
+
+def test_imports_at_the_top_of_the_code_join_the_file_imports() -> None:
+    code = "import re\nimport json\n\ndef slug(self, text):\n    return re.sub(r'\\W+', '-', text)"
+    out = splice_python(CLIENT, "Client.slug", code, "client.py").text
+    assert out.count("import json") == 1 and lines(out)[1:3] == ["import json", "import re"]
+    assert "    def slug(self, text):" in out and "\n    import re" not in out
+
+
+def test_code_that_takes_self_without_a_class_goes_into_the_only_class() -> None:
+    done = splice_python(CLIENT.replace("    class Retry:", "    class _Unused:"), "reset", "def reset(self):\n    self.base = ''", "client.py")
+    assert done.qualname == "Client.reset" and "because the code takes self" in done.note
+    test = splice_python(TESTS, "test_sub", "def test_sub(self, tmp_path):\n    assert tmp_path", "tests/test_calc.py")
+    assert "\ndef test_sub(tmp_path):\n" in test.text and test.note == "removed self: a module-level test takes none"
+    plain = splice_python("X = 1\n", "helper", "def helper(self):\n    return 1", "m.py")
+    assert "def helper(self):" in plain.text and plain.note == ""  # outside tests, the code is taken as given
+    two = "class A:\n    pass\n\n\nclass B:\n    pass\n"
+    with pytest.raises(ToolError, match=r'name its class in symbol, e.g. "ClassName.reset" \(classes in m.py: A, B\)'):
+        splice_python(two, "reset", "def reset(self):\n    pass", "m.py")
+
+
+@pytest.mark.parametrize("symbol, code, message", [
+    ("build", "def build(base):\nreturn Client(base)", r"line 2 of the code: expected an indented block"),
+    ("build", "def build(base):\n    return (Client(base)", r"your code does not parse: line 2 of the code"),
+    ("Nope.x", "def x(self):\n    pass", r"there is no class Nope in client.py; its classes: Client, Client.Retry"),
+    ("missing", "return 1", r"missing does not exist in client.py, so code must be its whole definition"),
+    ("", "def f():\n    pass", r"argument 'symbol' is empty"),
+    ("build", "   \n", r"argument 'code' is empty"),
+])
+def test_refusals_name_the_problem_and_change_nothing(symbol: str, code: str, message: str) -> None:
+    with pytest.raises(ToolError, match=message):
+        splice_python(CLIENT, symbol, code, "client.py")
+
+
+def test_a_class_named_with_a_method_given_means_that_method() -> None:
+    done = splice_python(CLIENT, "Client", "def close(self):\n    self.headers.clear()", "client.py")
+    assert done.qualname == "Client.close" and done.action == "added" and "class Client:" in done.text
+    js = splice_js(STORE_JS, "Cache", "clear() {\n  this.items.clear();\n}", "store.js")
+    assert js.qualname == "Cache.clear" and "export class Cache {" in js.text and "  clear() {" in js.text
+
+
+def test_an_ambiguous_name_lists_the_qualified_names() -> None:
+    source = "class A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n"
+    with pytest.raises(ToolError, match=r"run is defined more than once in m.py: A.run \(lines 2-3\), B.run \(lines 7-8\)"):
+        splice_python(source, "run", "def run(self):\n    return 1", "m.py")
+    assert "return 1" in splice_python(source, "B.run", "def run(self):\n    return 1", "m.py").text.split("class B")[1]
+
+
+def test_a_byte_order_mark_stays_where_it_was() -> None:
+    done = splice_python("\ufeffdef f():\n    return 1\n", "f", "def f():\n    return 2", "m.py")
+    assert done.text == "\ufeffdef f():\n    return 2\n"
+    js = splice_js("\ufefffunction f() {\n  return 1;\n}\n", "f", "function f() {\n  return 2;\n}", "m.js")
+    assert js.text == "\ufefffunction f() {\n  return 2;\n}\n"
+
+
+def test_a_result_that_would_not_parse_is_refused_with_its_line() -> None:
+    source = "class A: pass\n"
+    with pytest.raises(ToolError, match=r"the result would not parse: line 3 of m.py \(line 1 of your code\)"):
+        splice_python(source, "A.b", "def b(self):\n    pass", "m.py")
+    with pytest.raises(ToolError, match="does not parse"):
+        splice_python("def broken(:\n", "broken", "def broken():\n    pass", "m.py")
+
+
+# -- JS/TS ---------------------------------------------------------------------------------------
+
+STORE_JS = textwrap.dedent('''\
+    import { load } from "./load.js";
+
+    export function parse(text) {
+      const braces = "}{";
+      return JSON.parse(text);
+    }
+
+    export class Cache {
+      constructor() {
+        this.items = new Map();
+      }
+
+      get(key) {
+        return this.items.get(key);
+      }
+    }
+
+    const routes = {
+      home() { return "/"; },
+      about: () => "/about",
+    };
+
+    module.exports = { parse, Cache };
+''')
+
+
+def test_js_replace_keeps_export_and_converts_the_indentation() -> None:
+    done = splice_js(STORE_JS, "parse", "function parse(text) {\n    return JSON.parse(text || '{}');\n}", "store.js")
+    assert "export function parse(text) {\n  return JSON.parse(text || '{}');\n}\n" in done.text
+    assert "braces" not in done.text and done.text.count("export function parse") == 1
+    assert (done.start, done.end) == (3, 5)
+
+
+def test_js_methods_are_added_before_the_closing_brace_and_lose_a_function_keyword() -> None:
+    done = splice_js(STORE_JS, "Cache.clear", "function clear() {\n  this.items.clear();\n}", "store.js")
+    assert "    return this.items.get(key);\n  }\n\n  clear() {\n    this.items.clear();\n  }\n}\n" in done.text
+    assert done.qualname == "Cache.clear" and done.action == "added"
+    replaced = splice_js(STORE_JS, "Cache.get", "get(key) {\n  return this.items.get(key) ?? null;\n}", "store.js")
+    assert "  get(key) {\n    return this.items.get(key) ?? null;\n  }\n}" in replaced.text
+
+
+def test_js_a_new_function_goes_after_the_last_definition_and_object_methods_are_replaced() -> None:
+    done = splice_js(STORE_JS, "format", "export function format(value) {\n  return `${value}`;\n}", "store.js")
+    assert done.text.index("export function format") > done.text.index("about: () =>")
+    assert done.text.index("export function format") < done.text.index("module.exports")
+    out = splice_js(STORE_JS, "routes.home", 'home() { return "/home"; },', "store.js").text
+    assert '  home() { return "/home"; },\n  about' in out
+
+
+def test_js_templates_keep_their_whitespace_and_unbalanced_code_is_refused() -> None:
+    code = "function banner() {\n    return `\n        centred\n    `;\n}"
+    out = splice_js(STORE_JS, "banner", code, "store.js").text
+    assert "  return `\n        centred\n    `;" in out  # the template's own lines are content
+    with pytest.raises(ToolError, match=r"your code does not balance: '\{' is never closed \(line 1 of the code\)"):
+        splice_js(STORE_JS, "parse", "function parse(text) {\n  return 1;\n", "store.js")
+    with pytest.raises(ToolError, match="there is no class Nope"):
+        splice_js(STORE_JS, "Nope.x", "x() {}", "store.js")

@@ -1,0 +1,86 @@
+"""The outline tool on a real repo: a file, one symbol's source, a directory, and the refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_repo
+from tui.core.errors import PathRefused
+from tui.core.config import Config
+from tui.core.tools.base import ToolContext, ToolResult
+from tui.core.tools.outline import run
+
+FILES = {
+    "src/shop/cart.py": ("class Cart:\n    def __init__(self):\n        self.items = []\n\n"
+                         "    def add(self, item):\n        self.items.append(item)\n\n"
+                         "    def total(self):\n        return sum(i.price for i in self.items)\n\n\n"
+                         "def empty():\n    return Cart()\n"),
+    "src/shop/price.py": "TAX = 0.2\n\n\ndef total(prices):\n    return sum(prices) * (1 + TAX)\n",
+    "web/app.ts": "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n",
+    "README.md": "# shop\n",
+    "logo.bin": "\0\0\0",
+}
+
+
+def call(repo: Path, **args: str) -> ToolResult:
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    return asyncio.run(run(ctx, args))
+
+
+def test_a_file_outline_and_one_symbol_source(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", FILES)
+    result = call(repo, path="src/shop/cart.py")
+    assert result.ok and result.output.splitlines() == [
+        "src/shop/cart.py: 13 lines; 1 class, 1 function",
+        "class Cart (lines 1-9; 3 methods): __init__ 2, add 5, total 8",
+        "functions (1): empty 12-13"]
+    assert result.summary == "outline src/shop/cart.py: 1 class, 1 function"
+    one = call(repo, path="src/shop/cart.py", symbol="Cart.total")
+    assert one.ok and one.output == ("src/shop/cart.py lines 8-9: method Cart.total\n"
+                                     "    def total(self):\n        return sum(i.price for i in self.items)")
+    missing = call(repo, path="src/shop/cart.py", symbol="Cart.totl")
+    assert not missing.ok and "no definition named 'Cart.totl'. Close names: Cart.total" in missing.output
+
+
+def test_a_directory_says_where_a_name_is_defined(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", FILES)
+    where = call(repo, path=".", symbol="total")
+    assert where.ok and where.output.splitlines() == [
+        "total is defined in 3 places:",
+        "src/shop/cart.py: method Cart.total (lines 8-9)",
+        "src/shop/price.py: function total (lines 4-5)",
+        "web/app.ts: function total (lines 1-3)"]
+    single = call(repo, path="src", symbol="empty")
+    assert single.ok and single.output.startswith("src/shop/cart.py lines 12-13: function empty\ndef empty():")
+    counts = call(repo, path="src/shop")
+    assert counts.output.splitlines() == ["src/shop/cart.py: 13 lines; 1 class, 1 function",
+                                          "src/shop/price.py: 5 lines; 1 function, 1 constant"]
+    assert not call(repo, path=".", symbol="nothing").ok
+
+
+def test_refusals_are_messages_not_tracebacks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert "does not exist. Did you mean: src/shop/cart.py?" in call(repo, path="cart.py").output
+    assert "binary" in call(repo, path="logo.bin").output
+    assert "use read_file" in call(repo, path="README.md").output
+    os.mkfifo(repo / "pipe.py")  # a FIFO is not read (it would block)
+    assert not call(repo, path="pipe.py").ok
+    with pytest.raises(PathRefused):  # the agent turns it into the tool's error message
+        call(repo, path="../../etc/passwd")
+
+
+def test_a_cut_read_of_source_points_to_the_outline(tmp_path: Path) -> None:
+    from tui.core.tools.read_file import run as read
+
+    big = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(400))
+    repo = make_repo(tmp_path / "repo", {"big.py": big, "small.py": "X = 1\n", "notes.txt": "word " * 5000})
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    cut = asyncio.run(read(ctx, {"path": "big.py"})).output
+    assert "characters of the file omitted" in cut
+    assert cut.endswith('[Only part of big.py is shown: outline(path="big.py") lists all its definitions with counts.]')
+    assert "outline" not in asyncio.run(read(ctx, {"path": "small.py"})).output
+    assert "outline" not in asyncio.run(read(ctx, {"path": "notes.txt"})).output

@@ -1,0 +1,178 @@
+"""outline, edit_symbol and edit_file's ambiguity report through `devagent run --yes --json`, end to end.
+
+A real subprocess in a real repo, the scripted Ollama server over HTTP; the scripted model makes the
+calls a small model makes (text-form JSON where it matters), and the result is checked the way a
+user would: the file imports and behaves, pytest collects the new test, node accepts the JS.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, make_repo
+from tests.core.test_cli_run import devagent, json_lines
+from tests.ollama_server import Reply, ScriptedOllama
+
+STORE = '''"""A key-value store."""
+
+
+class Store:
+    """Keeps values by key."""
+
+    def __init__(self):
+        self.data = {}
+
+    def get(self, key):
+        return self.data[key]
+
+    def put(self, key, value):
+        self.data[key] = value
+
+    def __len__(self):
+        return len(self.data)
+
+
+def make():
+    return Store()
+'''
+
+
+def last_result(body: dict[str, Any]) -> str:
+    """What the model was last told (a tool message, or the text-form result)."""
+    return str(body["messages"][-1]["content"])
+
+
+def text_call(name: str, **arguments: Any) -> Reply:
+    """A call written as JSON text, as small models write them."""
+    return Reply(json.dumps({"name": name, "arguments": arguments}))
+
+
+def run(repo: Path, server: ScriptedOllama, prompt: str) -> list[dict[str, Any]]:
+    out = devagent(repo, "run", "--yes", "--json", prompt, url=server.url, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    return json_lines(out.stdout)
+
+
+def results(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "tool_result" and e["name"] == name]
+
+
+def python(repo: Path, code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_outline_then_edit_symbol_on_a_class_method(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE})
+    code = ("        def get(self, key, default=None):\n"  # copied with its class indentation
+            "            return self.data.get(key, default)")
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "outline", "arguments": {"path": "store.py"}}]),
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "store.py", "symbol": "Store.get",
+                                                                 "code": code}}]),
+        Reply("Store.get now takes a default."))
+    events = run(repo, ollama_server, "make Store.get return a default for missing keys")
+    [outline] = results(events, "outline")
+    assert outline["ok"] and "class Store (lines 4-17; 4 methods): __init__ 7, get 10, put 13, __len__ 16" in outline["output"]
+    assert "store.py: 21 lines; 1 class, 1 function" in json.dumps(ollama_server.requests[1]["messages"])
+    [edit] = results(events, "edit_symbol")
+    assert edit["ok"] and edit["output"].startswith("Store.get is now lines 10-11 of store.py. The static check")
+    proposal = next(e["proposal"] for e in events if e["type"] == "proposal")
+    assert proposal["summary"] == "replaced Store.get in store.py (+2 -2)" and proposal["tool"] == "edit_symbol"
+    assert any(e["type"] == "checkpoint" for e in events)
+    assert "    def get(self, key, default=None):\n        return self.data.get(key, default)\n" in (
+        repo / "store.py").read_text()
+    assert python(repo, "import store; s = store.make(); s.put('a', 1); print(s.get('a'), s.get('b', 7), len(s))") \
+        == "1 7 1"
+
+
+def test_a_test_added_after_an_indented_test_is_collected(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {
+        "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        "tests/test_calc.py": ("from calc import add\n\n\ndef test_add():\n    for a, b in [(1, 2), (3, 4)]:\n"
+                               "        assert add(a, b) == a + b\n"),
+        "conftest.py": "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent))\n"})
+
+    def import_fix(body: dict[str, Any]) -> Reply:  # copy the call the static check suggested, as a model would
+        suggested = re.search(r"import it: (\{.*\})\)", last_result(body))
+        assert suggested, last_result(body)
+        return Reply(suggested.group(1))
+
+    ollama_server.push(
+        text_call("edit_symbol", path="tests/test_calc.py", symbol="test_sub",
+                  code="        def test_sub():\n            assert sub(3, 1) == 2"),
+        import_fix,
+        Reply('{"done": true, "answer": "Added test_sub."}'))
+    events = run(repo, ollama_server, "add a test for sub to tests/test_calc.py")
+    [edit] = results(events, "edit_symbol")
+    assert "test_sub is now lines 9-10 of tests/test_calc.py" in edit["output"]
+    assert "undefined name 'sub'" in edit["output"]
+    [fixed] = results(events, "edit_file")
+    assert fixed["ok"], fixed["output"]
+    text = (repo / "tests/test_calc.py").read_text()
+    assert text.startswith("from calc import add, sub\n") and "\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n" in text
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                               cwd=repo, capture_output=True, text=True, timeout=60)
+    assert "2 passed" in collected.stdout, collected.stdout
+
+
+def test_an_ambiguous_edit_file_then_the_suggested_call(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    module = "".join(f"def f{i}(x):\n    if x is None:\n        return 0\n    return x + {i}\n\n\n" for i in range(1, 41))
+    repo = make_repo(tmp_path / "repo", {"funcs.py": module})
+
+    def pick_f3(body: dict[str, Any]) -> Reply:
+        call = re.search(r"^line \d+ \(f3\): (\{.*\})$", last_result(body), re.M)
+        assert call, last_result(body)
+        return Reply(call.group(1))
+
+    ollama_server.push(
+        text_call("edit_file", path="funcs.py", old="return 0", new="return -1"),
+        pick_f3,
+        Reply('{"done": true, "answer": "f3 returns -1 for None."}'))
+    events = run(repo, ollama_server, "make f3 return -1 when x is None")
+    first, second = results(events, "edit_file")
+    assert not first["ok"] and "occurs 40 times in funcs.py (line 3 in f1, line 9 in f2, line 15 in f3" in first["output"]
+    assert second["ok"], second["output"]
+    values = python(repo, "import funcs; print(funcs.f3(None), funcs.f2(None), funcs.f30(None), funcs.f3(1))")
+    assert values == "-1 0 0 4"
+    assert git(repo, "diff", "--numstat").split()[:2] == ["1", "1"]
+
+
+def test_the_prefix_of_a_longer_number_is_not_an_occurrence(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """The measured failure: `return x + 3` also matched `x + 30` ... `x + 39`; now the edit just works."""
+    module = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(1, 61))
+    repo = make_repo(tmp_path / "repo", {"funcs.py": module})
+    ollama_server.push(text_call("edit_file", path="funcs.py", old="return x + 3", new="return x - 3"),
+                       Reply('{"done": true, "answer": "Changed f3."}'))
+    events = run(repo, ollama_server, "change f3 so it returns x - 3")
+    assert results(events, "edit_file")[0]["ok"]
+    assert python(repo, "import funcs; print(funcs.f3(10), funcs.f30(10), funcs.f33(10))") == "7 40 43"
+
+
+@pytest.mark.skipif(subprocess.run(["node", "--version"], capture_output=True).returncode != 0, reason="needs node")
+def test_edit_symbol_adds_a_method_to_a_js_class(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    source = ("export class Cache {\n  constructor() {\n    this.items = new Map();\n  }\n\n"
+              "  get(key) {\n    return this.items.get(key) ?? `missing ${key}}`;\n  }\n}\n")
+    repo = make_repo(tmp_path / "repo", {"cache.mjs": source})
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {
+            "path": "cache.mjs", "symbol": "Cache.set",
+            "code": "function set(key, value) {\n    this.items.set(key, value);\n    return this;\n}"}}]),
+        Reply("Added Cache.set."))
+    events = run(repo, ollama_server, "add a set method to Cache")
+    [edit] = results(events, "edit_symbol")
+    assert edit["ok"] and edit["output"].startswith("Cache.set is now lines 10-13 of cache.mjs.")
+    check = subprocess.run(["node", "--input-type=module", "-e",
+                            "import { Cache } from './cache.mjs'; const c = new Cache();"
+                            "console.log(c.set('a', 1).get('a'), c.get('b'));"],
+                           cwd=repo, capture_output=True, text=True, timeout=30)
+    assert check.stdout.strip() == "1 missing b}", check.stderr

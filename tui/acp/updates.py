@@ -1,0 +1,218 @@
+"""Engine events as ACP ``session/update`` notifications, sent in order by one pump per session.
+
+The engine's emit is synchronous; updates queue here and one task sends them, merging consecutive text
+chunks and consecutive output refreshes of one tool call, so a token stream or a chatty command never
+floods the client. ``flush()`` waits until everything queued is sent (before a permission request or
+the prompt's answer, which must follow the updates they belong to).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any, Awaitable, Callable
+
+from acp.helpers import (start_tool_call, update_agent_message_text, update_agent_thought_text, update_tool_call,
+                         update_user_message_text)
+from acp.schema import ToolCallLocation
+
+from tui.acp.permissions import fenced, text_content
+from tui.core.events import (CommandFinished, CommandOutput, CommandStarted, ErrorEvent, Event, Notice,
+                             ProposalCreated, Retrying, TextDelta, ToolCallFinished, ToolCallStarted)
+
+log = logging.getLogger("devagent.acp")
+
+OUTPUT_TAIL = 8000  # characters of command output shown in the tool call (the tail: where errors are)
+KINDS = {"read_file": "read", "list_files": "search", "search": "search", "git_status": "read",
+         "git_diff": "read", "git_log": "read", "edit_file": "edit", "write_file": "edit", "scaffold": "edit",
+         "run_command": "execute", "run_python": "execute", "run_tests": "execute"}
+Send = Callable[[Any], Awaitable[None]]
+
+
+def title_of(name: str, arguments: dict[str, Any]) -> str:
+    main = arguments.get("path") or arguments.get("command") or arguments.get("pattern") or \
+        arguments.get("selection") or arguments.get("name") or ""
+    if not isinstance(main, str):
+        main = json.dumps(main)
+    main = " ".join(main.split())
+    return f"{name} {main[:100]}{'…' if len(main) > 100 else ''}".strip()
+
+
+def locations(repo: str, arguments: dict[str, Any]) -> list[ToolCallLocation] | None:
+    path = arguments.get("path")
+    if not isinstance(path, str) or not path or "\0" in path:
+        return None
+    return [ToolCallLocation(path=path if path.startswith("/") else f"{repo.rstrip('/')}/{path}")]
+
+
+class _Output:
+    """What one running command has shown so far."""
+
+    def __init__(self, command: str) -> None:
+        self.command, self.text, self.status = command, "", ""
+
+    def content(self) -> list[Any]:
+        shown = self.text[-OUTPUT_TAIL:]
+        cut = "[… earlier output not shown]\n" if len(self.text) > OUTPUT_TAIL else ""
+        parts = [fenced(self.command, "sh")]
+        if shown or self.status:
+            parts.append(fenced(cut + shown + (f"\n{self.status}" if self.status else "")))
+        return [text_content("\n\n".join(parts))]
+
+
+class UpdateStream:
+    """Maps events of one session to updates and sends them in order."""
+
+    def __init__(self, send: Send, repo: str) -> None:
+        self.send, self.repo = send, repo
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.calls: dict[str, str] = {}  # proposal id -> tool call id
+        self.ids: dict[str, str] = {}  # the engine's call id -> its ACP id (engine ids repeat: call_0 each reply)
+        self._count = 0
+        self.outputs: dict[str, _Output] = {}  # tool call id -> output so far
+        self.broken = False
+        self._task = asyncio.get_running_loop().create_task(self._pump())
+
+    # -- mapping (synchronous: called from the engine's emit) ------------------------------------
+    def __call__(self, event: Event) -> None:
+        for update in self.map(event):
+            self.queue.put_nowait(update)
+
+    def map(self, event: Event) -> list[Any]:
+        if isinstance(event, TextDelta):
+            return [update_agent_message_text(event.text)]
+        if isinstance(event, ToolCallStarted):
+            return [start_tool_call(self.new_id(event.call_id), title_of(event.name, event.arguments),
+                                    kind=KINDS.get(event.name, "other"), status="pending",
+                                    locations=locations(self.repo, event.arguments), raw_input=event.arguments)]
+        if isinstance(event, ProposalCreated):
+            return self._proposal(event.proposal)
+        if isinstance(event, (CommandStarted, CommandOutput, CommandFinished)):
+            return self._command(event)
+        if isinstance(event, ToolCallFinished):
+            return [self._finished(event)]
+        if isinstance(event, ErrorEvent):
+            hint = f" {event.hint}" if event.hint else ""
+            return [update_agent_message_text(f"\n\n[devagent: {event.message}{hint}]\n")]
+        if isinstance(event, (Notice, Retrying)):
+            text = event.message if isinstance(event, Notice) else f"retrying in {event.delay:.1f}s: {event.reason}"
+            log.info("notice: %s", text)
+            return [update_agent_thought_text(f"devagent: {text}\n")]
+        log.debug("event %s", event.type)
+        return []
+
+    def new_id(self, call_id: str) -> str:
+        self._count += 1
+        self.ids[call_id] = f"{call_id or 'call'}-{self._count}"
+        return self.ids[call_id]
+
+    def acp_id(self, call_id: str) -> str:
+        """The ACP id of the engine's latest call with this id (calls in one session run one at a time)."""
+        return self.ids.get(call_id) or self.new_id(call_id)
+
+    def _proposal(self, proposal: Any) -> list[Any]:
+        call_id = self.calls[proposal.id] = self.acp_id(proposal.call_id)
+        if proposal.kind in ("command", "python"):
+            shown = proposal.code if proposal.kind == "python" else proposal.command
+            self.outputs[call_id] = _Output(shown or proposal.summary)
+        verdict = {"allow": f"auto-approved ({proposal.rule})", "deny": f"denied ({proposal.rule})"}.get(
+            proposal.policy, "")
+        if not verdict:
+            return []  # the permission request shows it
+        body = fenced(proposal.diff, "diff") if proposal.diff else fenced(proposal.command or proposal.summary, "sh")
+        return [update_tool_call(call_id, content=[text_content(f"{body}\n\n{verdict}")])]
+
+    def _command(self, event: CommandStarted | CommandOutput | CommandFinished) -> list[Any]:
+        call_id = self.calls.get(event.id, "")
+        output = self.outputs.get(call_id)
+        if output is None:
+            return []
+        if isinstance(event, CommandStarted):
+            return [update_tool_call(call_id, status="in_progress", content=output.content())]
+        if isinstance(event, CommandOutput):
+            output.text = (output.text + event.text)[-4 * OUTPUT_TAIL:]
+        else:
+            how = f"killed ({event.killed})" if event.killed else f"exit {event.exit_code}"
+            output.status = f"[{how}, {event.duration:.1f}s]"
+        return [update_tool_call(call_id, content=output.content())]
+
+    def _finished(self, event: ToolCallFinished) -> Any:
+        status = "completed" if event.ok else "failed"
+        raw = {"ok": event.ok, "summary": event.summary}
+        call_id = self.acp_id(event.call_id)
+        output = self.outputs.pop(call_id, None)
+        if output is not None:
+            content = output.content() + [text_content(event.summary)]
+        elif event.diff:
+            content = [text_content(f"{fenced(event.diff, 'diff')}\n\n{event.summary}")]
+        else:
+            body = event.output[:4000] if event.output else ""
+            content = [text_content(f"{event.summary}\n\n{fenced(body)}" if body else event.summary)]
+        return update_tool_call(call_id, status=status, content=content, raw_output=raw)
+
+    # -- replay (session/load) ---------------------------------------------------------------------
+    def replay(self, events: list[dict[str, Any]]) -> None:
+        """The stored conversation as updates: prompts, whole answers, tool calls and their results."""
+        for data in events:
+            kind = data.get("type")
+            if kind == "turn_started":
+                self.queue.put_nowait(update_user_message_text(str(data.get("prompt", ""))))
+            elif kind == "text_done" and data.get("text"):
+                self.queue.put_nowait(update_agent_message_text(str(data["text"]) + "\n"))
+            elif kind == "tool_call":
+                args = data.get("arguments") if isinstance(data.get("arguments"), dict) else {}
+                name = str(data.get("name", ""))
+                self.queue.put_nowait(start_tool_call(self.new_id(str(data.get("call_id", ""))), title_of(name, args),
+                                                      kind=KINDS.get(name, "other"), status="pending",
+                                                      raw_input=args))
+            elif kind == "tool_result":
+                self.queue.put_nowait(self._finished(ToolCallFinished(
+                    str(data.get("call_id", "")), str(data.get("name", "")), bool(data.get("ok")),
+                    str(data.get("summary", "")), str(data.get("output", "")), str(data.get("diff", "")))))
+
+    # -- sending -----------------------------------------------------------------------------------
+    async def flush(self) -> None:
+        await self.queue.join()
+
+    async def close(self) -> None:
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+
+    async def _pump(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            try:
+                for update in _merge(batch):
+                    if not self.broken:
+                        await self.send(update)
+            except ConnectionError as exc:
+                self.broken = True  # the client has gone: keep draining so flush() never waits forever
+                log.warning("could not send an update: %s", exc)
+            finally:
+                for _ in batch:
+                    self.queue.task_done()
+
+
+def _merge(batch: list[Any]) -> list[Any]:
+    """Join consecutive message chunks; keep only the last content refresh of consecutive tool updates."""
+    out: list[Any] = []
+    for update in batch:
+        prev = out[-1] if out else None
+        kind = getattr(update, "session_update", "")
+        if prev is not None and kind == getattr(prev, "session_update", None):
+            if kind in ("agent_message_chunk", "agent_thought_chunk"):
+                out[-1] = type(prev)(session_update=kind, content=type(prev.content)(
+                    type="text", text=prev.content.text + update.content.text))
+                continue
+            if kind == "tool_call_update" and prev.tool_call_id == update.tool_call_id and \
+                    prev.status == update.status and update.content is not None and prev.raw_output is None:
+                out[-1] = update
+                continue
+        out.append(update)
+    return out
