@@ -6,10 +6,14 @@ then measures, inside ``App.run_test`` with animations off:
   * index: DiffIndex.from_text alone;
   * open: from ``show_diff()`` to the first painted frame, and to the frame where syntax colours settled
     (highlighting gets a few ms per frame; lines beyond that are painted plain and coloured next frame);
-  * page-down steps at the end of the diff (first frame: median and worst; settled), unified and side by side;
+  * page-down steps at the end of the diff (first frame: median and worst; settled), unified and side by side,
+    the viewer mounted in its DiffFrame as the app mounts it;
   * peak Python memory (tracemalloc) of indexing plus both layouts, measured separately;
 and baselines: ``git diff --color=always > file`` and ``batcat -l diff --color=always``
-(skipped with a note when bat is missing). Prints a table with ratios.
+(skipped with a note when bat is missing), and a bare ``ScrollView`` paging the same number of rows.
+The viewer and the bare view run in three interleaved rounds (10 steps each with --quick, 20 without),
+so a change of load on a shared machine falls on both; medians are over every step. Prints a table
+with ratios.
 
     python scripts/bench_diff.py [--big] [--quick] [--json FILE]
 """
@@ -29,6 +33,7 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,6 +45,7 @@ from textual.scroll_view import ScrollView  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
 from tui.app.themes import THEME_VARIABLE_DEFAULTS, install_themes  # noqa: E402
+from tui.app.widgets.diff_frame import DiffFrame  # noqa: E402
 from tui.app.widgets.diff_view import DiffView  # noqa: E402
 from tui.core.diffs import DiffIndex  # noqa: E402
 
@@ -106,8 +112,8 @@ class BareApp(App[None]):
         yield BareView()
 
 
-async def measure_bare(rows: int, steps: int) -> float:
-    """Median ms per page-down of BareView: the baseline for the viewer's page step."""
+async def measure_bare(rows: int, steps: int) -> list[float]:
+    """Ms per page-down of BareView: the baseline for the viewer's page step."""
     app = BareApp()
     async with app.run_test(size=(160, 50)) as pilot:
         view = app.query_one(BareView)
@@ -124,15 +130,18 @@ async def measure_bare(rows: int, steps: int) -> float:
                 if BenchView.frames:
                     break
             times.append((BenchView.frames[0] - start) * 1000 if BenchView.frames else float("nan"))
-    return statistics.median(times)
+    return times
 
 
 class BenchApp(App[None]):
+    """The viewer as the app mounts it: inside its DiffFrame (the frame draws the border, not each page step)."""
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(THEME_VARIABLE_DEFAULTS)
 
     def compose(self) -> ComposeResult:
-        yield BenchView()
+        with DiffFrame():
+            yield BenchView()
 
     def on_mount(self) -> None:
         install_themes(self, None, None)
@@ -150,9 +159,10 @@ async def _paint_after(pilot, view: BenchView, start: float) -> tuple[float, flo
     return BenchView.frames[0] - start, BenchView.frames[-1] - start
 
 
-async def measure_view(text: str, steps: int) -> dict[str, float]:
+async def measure_view(text: str, steps: int) -> dict[str, Any]:
+    """Open, toggle and page timings of one app: seconds as floats, each page step's ms in lists."""
     app = BenchApp()
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     async with app.run_test(size=(160, 50)) as pilot:
         view = app.query_one(BenchView)
         view.focus()
@@ -178,10 +188,22 @@ async def measure_view(text: str, steps: int) -> dict[str, float]:
                 cpu_ms.append((time.process_time() - cpu) * 1000)
                 first.append(a * 1000)
                 settled.append(b * 1000)
-            out[f"{layout}_page_cpu_ms_median"] = statistics.median(cpu_ms)
-            out[f"{layout}_page_ms_median"] = statistics.median(first)
-            out[f"{layout}_page_ms_max"] = max(first)
-            out[f"{layout}_page_settled_ms_median"] = statistics.median(settled)
+            out[f"{layout}_page_cpu_ms"], out[f"{layout}_page_ms"], out[f"{layout}_page_settled_ms"] = \
+                cpu_ms, first, settled
+    return out
+
+
+def merge_rounds(rounds: list[dict[str, Any]]) -> dict[str, float]:
+    """Medians over rounds (open times) and over every page step of every round (ms), plus the worst step."""
+    out: dict[str, float] = {}
+    for key, value in rounds[0].items():
+        if isinstance(value, list):
+            values = [v for r in rounds for v in r[key]]
+            out[f"{key}_median"] = statistics.median(values)
+            if key.endswith("_page_ms"):
+                out[f"{key}_max"] = max(values)
+        else:
+            out[key] = statistics.median(r[key] for r in rounds)
     return out
 
 
@@ -211,7 +233,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     sizes = [100_000] + ([1_000_000] if args.big and not args.quick else [])
-    steps = 5 if args.quick else 20
+    steps, rounds = (10, 3) if args.quick else (20, 3)
     results: dict[str, dict[str, float | str]] = {}
     bat = shutil.which("batcat") or shutil.which("bat")
     with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
@@ -231,8 +253,12 @@ def main() -> int:
             else:
                 row["bat_s"] = "skipped: batcat not installed (apt-get install bat)"
             row["index_s"] = timed(lambda: DiffIndex.from_text(text))
-            row.update(asyncio.run(measure_view(text, steps)))
-            row["bare_scrollview_page_ms_median"] = asyncio.run(measure_bare(int(row["lines"]), steps))
+            views, bare = [], []
+            for _ in range(rounds):  # interleaved: a change of load on a shared machine hits both alike
+                views.append(asyncio.run(measure_view(text, steps)))
+                bare += asyncio.run(measure_bare(int(row["lines"]), steps))
+            row.update(merge_rounds(views))
+            row["bare_scrollview_page_ms_median"] = statistics.median(bare)
             row["peak_index_layout_mib"] = measure_memory(text)
             row["diff_text_mib"] = len(text) / 2**20
             row["process_peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

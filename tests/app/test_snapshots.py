@@ -12,7 +12,8 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from tests.app.snapshot_apps.factory import STREAM_TEXT, ask, build_app, feed, no_blink, sample_proposals, wait_for
+from tests.app.snapshot_apps.factory import (STREAM_TEXT, ask, build_app, feed, no_blink, sample_proposals, show_labels,
+                                            wait_for)
 from tests.conftest import make_repo
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.status_bar import StatusBar
@@ -92,8 +93,13 @@ async def scene_unified_rejected(pilot: Any) -> None:
     await pilot.pause(0.1)
 
 
+async def scene_labels(pilot: Any) -> None:
+    await show_labels(pilot)
+    await settle(pilot)
+
+
 SCENES = {"empty": scene_empty, "streaming": scene_streaming, "queue": scene_queue, "error": scene_error,
-          "help": scene_help}
+          "help": scene_help, "labels": scene_labels}
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -90,3 +90,37 @@ async def test_app_uses_default_theme_when_the_chosen_one_is_broken(tmp_path: Pa
         app.theme = "devagent-high-contrast"
         await pilot.pause()
         assert app.theme_variables["risk-high"] == "#ff3030"
+
+
+async def test_the_app_paints_with_its_theme_then_offers_every_theme(tmp_path: Path) -> None:
+    """Only the chosen shipped theme is read before the first frame; ctrl+t still reaches all of them."""
+    from tests.app.snapshot_apps.factory import build_app, wait_for
+    from tests.conftest import make_repo
+
+    app = build_app(make_repo(tmp_path / "repo"), git_refresh=False)
+    async with app.run_test() as pilot:
+        assert app.theme == DEFAULT_THEME
+        await wait_for(pilot, lambda: SHIPPED <= set(app.theme_names), what="the other themes")
+        seen = {app.theme}
+        for _ in SHIPPED:
+            await pilot.press("ctrl+t")
+            seen.add(app.theme)
+        assert SHIPPED <= seen
+
+
+async def test_a_user_theme_that_replaces_the_default_is_used_from_the_first_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.app.snapshot_apps.factory import build_app
+    from tests.conftest import make_repo
+    from tui.app.themes import first_theme
+
+    themes_dir = tmp_path / "xdg" / "devagent" / "themes"
+    themes_dir.mkdir(parents=True)
+    (themes_dir / "dark.toml").write_text('name = "devagent-dark"\nprimary = "#ff00ff"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert first_theme(DEFAULT_THEME, themes_dir) is None  # a user file may answer to the name: read them all
+    app = build_app(make_repo(tmp_path / "repo"), git_refresh=False)
+    assert app.theme == DEFAULT_THEME and app.current_theme.primary == "#ff00ff"
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.current_theme.primary == "#ff00ff"

@@ -32,10 +32,13 @@ from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.diff_pane import DiffPaneMixin
 from tui.app.engine_events import EngineEventsMixin
+from tui.app.keyhints import APP_KEYS, BACK_KEYS, JUMP_KEY, Hint, KeyHints, pane_hints
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
+from tui.app.widgets.diff_frame import DiffFrame
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
+from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
 from tui.core.config import Config
 from tui.core.errors import DevagentError
@@ -72,14 +75,6 @@ def _diff_view_class() -> type[Widget] | None:
     return DiffView
 
 
-def _file_list_class() -> type[Widget] | None:
-    try:
-        from tui.app.widgets.file_list import FileList
-    except ImportError:
-        return None
-    return FileList
-
-
 def breakpoint_classes(width: int, height: int) -> set[str]:
     """The classes Textual's Screen gives itself for ``DevagentApp``'s breakpoints at this size."""
     chosen: set[str] = set()
@@ -95,11 +90,18 @@ class MainScreen(Screen):
     AUTO_FOCUS = "#prompt"
     _resumed = False
 
+    def _on_resize(self, event: events.Resize) -> None:
+        """A resize to a size the app no longer has is dropped before Screen's handler lays the screen out for
+        it (the app sends the screen a resize for its latest size after each change). Headless, the first one
+        is the console's 80x25 guess while the driver says 80x24: a whole extra layout and paint at startup."""
+        if event.size != self.app.size:
+            event.prevent_default()
+
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call)."""
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False  # the first resume follows the mount that just styled every widget
-        super()._on_screen_resume(event)
 
 
 class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
@@ -119,6 +121,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         Binding("ctrl+k", "kill_command", "Kill command", priority=True),
         Binding("ctrl+t", "next_theme", "Theme", priority=True),
         Binding("ctrl+d", "show_worktree_diff", "Working tree / staged", priority=True),
+        Binding(JUMP_KEY, "jump_diff", "Diff / back", priority=True),
         Binding("S", "stage_hunks", "Stage hunks"),
         Binding("u", "undo", "Undo"),
         Binding("t", "test_suite", "Tests"),
@@ -165,10 +168,13 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         self._error_banner = ""
         self._server_banner = ""
         self._gc_paused = False
+        self._themes_pending = False
         self._load_themes(theme or self.config.ui.theme)
 
     def get_default_screen(self) -> Screen:
-        width, height = self.size
+        # Not App.size: before the driver knows its size, that pins it to the console's (80x25 headless),
+        # and the screen is laid out and painted twice more when the real size arrives.
+        width, height = self.console.size
         return MainScreen(id="_default", classes=" ".join(sorted(breakpoint_classes(width, height))))
 
     @property
@@ -184,14 +190,23 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
             return dict(VARIABLE_DEFAULTS)
         return {**VARIABLE_DEFAULTS, **THEME_VARIABLE_DEFAULTS}
 
-    def _load_themes(self, wanted: str) -> None:
-        """Register the shipped and user themes; problems are notified once after mount."""
+    def _load_themes(self, wanted: str | None, *, all_now: bool = False) -> None:
+        """Register the wanted theme (the rest after the first frame, when nothing else can answer to its
+        name), or the shipped and user themes; problems are notified once after mount."""
         try:
             from tui.app import themes
         except ImportError:
             self.theme = "textual-dark"
             return
-        loaded, problems = themes.load_themes(themes.user_theme_dir(self.config.ui.theme_dir or None))
+        user_dir = themes.user_theme_dir(self.config.ui.theme_dir or None)
+        first = None if all_now else themes.first_theme(wanted, user_dir)
+        if first is not None:
+            self.register_theme(first)
+            self.theme_names, self.theme = [first.name], first.name
+            self._themes_pending = True
+            return
+        self._themes_pending = False
+        loaded, problems = themes.load_themes(user_dir)
         self.theme_problems = list(problems)
         for theme in loaded:
             self.register_theme(theme)
@@ -199,7 +214,16 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         chosen, problem = themes.resolve_theme_name(wanted, self.available_themes)
         if problem:
             self.theme_problems.append(problem)
-        self.theme = chosen
+        if chosen != self.theme:
+            self.theme = chosen
+
+    def _load_other_themes(self) -> None:
+        """After the first frame: every theme, for ctrl+t and the palette (the current one stays)."""
+        if self._themes_pending:
+            self.theme_problems = []
+            self._load_themes(self.theme, all_now=True)
+            for problem in self.theme_problems:
+                self.notify(problem, severity="warning", timeout=8)
 
     def refresh_css(self, animate: bool = True) -> None:
         """Choosing the theme in __init__ queues a full re-parse of the stylesheet; before any screen is
@@ -227,20 +251,19 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
                 yield AgentPane(id="agent")
                 yield PromptInput(id="prompt")
             with Vertical(id="side"):
-                with Horizontal(id="diff-area"):
-                    files_cls, diff_cls = _file_list_class(), _diff_view_class()
-                    if files_cls is not None and diff_cls is not None:
-                        yield files_cls(id="files")
-                    if diff_cls is not None:
-                        yield diff_cls(id="diff")
-                    else:
-                        yield Static("working-tree diff", id="diff", markup=False)
+                with Horizontal(id="diff-area"):  # the file list joins when a diff has several files
+                    diff_cls = _diff_view_class()
+                    with DiffFrame(id="diff-frame", classes="-proposal"):  # born in the view's first mode
+                        if diff_cls is not None:
+                            yield diff_cls(id="diff")
+                        else:
+                            yield Static("working-tree diff", id="diff", markup=False)
                 yield ApprovalQueue(id="queue", classes="-empty")  # born empty: no restyle when it mounts
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        self.main.query_one("#diff").border_title = "Diff"
+        self.main.query_one("#diff-frame").border_title = "Diff"
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         bar = self.main.query_one(StatusBar)
         bar.repo_name = self.repo.name
@@ -273,6 +296,9 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
             self.run_worker(self._open_session(), name="open-session", group="session", exit_on_error=False)
         elif self.initial_prompt:
             self._submit(self.initial_prompt)
+        self.main.query_one(OutputPane).ensure_log()  # the empty log had no part in the first frame
+        self._load_other_themes()
+        warm_in_background()  # last: starting a thread waits for it to run, which can take a while on a busy box
 
     # banner ----------------------------------------------------------------
     def _set_banner(self, *, server: str | None = None, error: str | None = None) -> None:
@@ -326,10 +352,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         bar = self.main.query_one(StatusBar)
         if info is not None:
             bar.sandbox = f"{info.kind}" + ("" if info.active else " (inactive)")
-            bar.sandbox_strong = bool(info.active) and info.kind != "none"
-            if not bar.sandbox_strong:
-                self.main.query_one(AgentPane).add_notice(
-                    f"No working sandbox ({info.detail}): every command needs your approval.", "warning")
+            bar.sandbox_strong = bool(info.active) and info.kind != "none"  # the session's notice says why
         bar.model = getattr(self.session, "model_name", "") or bar.model
         self.run_worker(self._connect_loop, name="connect", group="connect", exclusive=True, exit_on_error=False)
         if self.initial_prompt:
@@ -495,21 +518,21 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     # keys that matter now --------------------------------------------------
     def _update_keys(self) -> None:
+        """The status bar's keys: what matters now, then the focused pane's own keys, then the app's."""
         if not self.is_mounted or not self.screen_stack:
             return  # a focus event while the app is torn down (its screens already gone)
-        keys: list[str] = []
+        now: list[Hint] = []
         if self._busy():
-            keys.append("esc cancel")
+            now.append(("esc", "cancel"))
         if self.main.query_one(OutputPane).running:
-            keys.append("^k kill")
-        if self.pending:
-            if self.main.query_one(ApprovalQueue).has_focus:
-                keys.append("a approve · r reject · e edit · A low-risk · ⏎ open" if self.size.width >= NARROW
-                            else "a/r/e/A/⏎")
-            else:
-                keys.append(f"{len(self.pending)} pending: tab to queue")
-        keys.append("? help · ^p palette · ^q quit" if self.size.width >= NARROW else "? help")
-        self.main.query_one(StatusBar).keys = " · ".join(keys)
+            now.append(("^k", "kill"))
+        focused = self.main.focused
+        waiting: tuple[Hint, ...] = ()
+        if self.pending and not self.main.query_one(ApprovalQueue).has_focus:
+            waiting = ((f"{len(self.pending)} pending", "(tab: the queue)"),)
+        in_diff = focused is not None and self.in_diff_area(focused)
+        self.main.query_one(StatusBar).hints = KeyHints(tuple(now), pane_hints(focused),
+                                                        BACK_KEYS if in_diff else APP_KEYS, waiting)
 
     def on_descendant_focus(self) -> None:
         self._update_keys()
@@ -523,6 +546,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         yield SystemCommand("Next theme", "Switch to the next theme (ctrl+t)", self.action_next_theme)
         yield SystemCommand("Working-tree diff", "Show `git diff`; again: the staged diff (ctrl+d)",
                             self.action_show_worktree_diff)
+        yield SystemCommand("Diff and back", "Focus the diff; in the diff, back where you were (ctrl+o)",
+                            self.action_jump_diff)
         yield SystemCommand("Stage accepted hunks", "Stage (or in the staged view unstage) the accepted hunks (S)",
                             self.action_stage_hunks)
         yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)

@@ -29,13 +29,13 @@ class DiffPaneMixin:
     worktree_diff: str
     staged_diff: str
     screen_stack: Any
+    _focus_before_diff: Any = None  # where ctrl+o came from, for the way back
     notify: Any
     run_worker: Any
     post_message: Any
 
     def _show_diff(self, text: str, title: str, mode: str) -> None:
         view = self.main.query_one("#diff")
-        view.border_title = one_line(title, 100)
         show = getattr(view, "show_diff", None)
         if show is not None:
             if text:
@@ -43,13 +43,16 @@ class DiffPaneMixin:
             else:
                 view.clear()  # type: ignore[attr-defined]
             index = getattr(view, "index", None)
+            multi = index is not None and len(index.files) > 1
+            if multi and not self.main.query("#files"):
+                self._mount_file_list()
             for files in self.main.query("#files"):
                 files.set_files(index)  # type: ignore[attr-defined]
-            multi = index is not None and len(index.files) > 1
             self.main.query_one("#diff-area").set_class(multi, "-multi-file")
         else:
             from rich.text import Text
 
+            self.main.query_one("#diff-frame").border_title = one_line(title, 100)
             view.update(Text(text or "no changes"))  # type: ignore[attr-defined]
 
     def _show_proposal_diff(self, proposal: Proposal | None) -> None:
@@ -65,9 +68,40 @@ class DiffPaneMixin:
     def _show_tree(self) -> None:
         """The working tree (unstaged) or the index (staged) in the diff view."""
         self.diff_for = ""
-        title = "Staged (git diff --cached)" if self.tree_mode == "staged" else "Working tree (git diff)"
+        title = "git diff --cached" if self.tree_mode == "staged" else "git diff"  # the mode names the tree
         self._show_diff(self._tree_text(), f"{title} · S {'unstages' if self.tree_mode == 'staged' else 'stages'}"
                         " accepted hunks", self.tree_mode)
+
+    def _mount_file_list(self) -> None:
+        """The file list beside the diff, mounted for the first diff with several files (not before the
+        first frame: one-file diffs and the empty tree never show it)."""
+        from tui.app.widgets.file_list import FileList
+
+        self.main.query_one("#diff-area").mount(FileList(id="files"), before="#diff-frame")
+
+    def in_diff_area(self, widget: Any) -> bool:
+        """Whether ``widget`` is the diff view, its file list, or inside them."""
+        area = self.main.query_one("#diff-area")
+        node = widget
+        while node is not None:
+            if node is area:
+                return True
+            node = node.parent
+        return False
+
+    def action_jump_diff(self) -> None:
+        """ctrl+o: focus the diff; pressed in the diff or its file list, back where the focus was."""
+        if self.screen_stack[-1] is not self.main:
+            return  # a modal is open: its own keys only
+        focused = self.main.focused
+        if focused is None or not self.in_diff_area(focused):
+            self._focus_before_diff = focused
+            self.main.query_one("#diff").focus()
+            return
+        back = self._focus_before_diff
+        if back is None or back not in self.main.focus_chain:
+            back = self.main.query_one("#prompt")  # the pane it came from is gone or hidden now
+        back.focus()
 
     def on_diff_view_file_focused(self, message: Any) -> None:
         for files in self.main.query("#files"):

@@ -34,7 +34,7 @@ class EngineEventsMixin:
 
     def _on_text_done(self, event: Any) -> None:
         agent = self.main.query_one(AgentPane)
-        agent.end_reply()
+        agent.finish_reply(event.text, event.shown)
         hidden = literal_warnings(event.text)
         if hidden:
             agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
@@ -120,7 +120,7 @@ class EngineEventsMixin:
             f" (AGENTS.md {agents})" if agents else "")
 
     def _on_notice(self, event: Any) -> None:
-        self.main.query_one(AgentPane).add_notice(event.message, event.level)
+        self.main.query_one(AgentPane).add_notice(event.message, event.level, event.key)
 
     def _on_turn_done(self, event: Any) -> None:
         agent = self.main.query_one(AgentPane)

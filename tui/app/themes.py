@@ -186,6 +186,20 @@ def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
     return list(by_name.values()), problems
 
 
+def first_theme(wanted: str | None, user_dir: Path | None = None) -> Theme | None:
+    """The shipped theme named ``wanted`` alone, when nothing else can be chosen under that name (no user
+    theme files): the app paints its first frame with it and loads the other themes after that frame.
+    None when every theme must be read first."""
+    name = wanted or DEFAULT_THEME
+    if user_dir is not None and any(True for _ in _theme_files(user_dir)):
+        return None  # a user file may define (or redefine) that name
+    for folder in shipped_theme_dirs():
+        theme, _ = load_theme_file(folder / f"{name}.toml", trusted=True)
+        if theme is not None and theme.name == name:
+            return theme
+    return None
+
+
 def resolve_theme_name(name: str | None, available: Iterable[str]) -> tuple[str, str | None]:
     """The theme to use for ``name`` and a message when it had to fall back to the default."""
     names = set(available)

@@ -211,7 +211,9 @@ class Agent:
                                  "asking the model for its answer", "warning"))
                 return await self._final_answer("Time is up for this request.", turn)
             text, native = await self._complete(offer_tools=True, constrained=constrained)
-            calls, errors = self._calls_from(text, native, constrained)
+            calls, errors, shown = self._calls_from(text, native, constrained)
+            if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
+                self.emit(TextDone(text, shown))
             message = _assistant(text, native)
             self._append(message)
             if turn.scratch and (calls or not errors):
@@ -396,9 +398,11 @@ class Agent:
             self.emit(TextDone(answer))
         return TurnDone(reason, answer)
 
-    def _calls_from(self, text: str, native: list[ToolCall], constrained: bool) -> tuple[list[ToolCall], list[str]]:
+    def _calls_from(self, text: str, native: list[ToolCall], constrained: bool
+                    ) -> tuple[list[ToolCall], list[str], str]:
+        """(calls, errors for the model, the text without the calls that were read from it)."""
         if native:
-            return native, []
+            return native, [], text
         from tui.core.llm.parse import extract_tool_calls
 
         names = set(self.tools) | ({ANSWER} if constrained else set())
@@ -409,7 +413,7 @@ class Agent:
         if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
             # A lone JSON object is never an answer: a small model half-remembering the call format.
             errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
-        return calls, errors
+        return calls, errors, parsed.text if calls else text
 
     # -- the model ------------------------------------------------------------------------------
     async def _complete(self, *, offer_tools: bool, constrained: bool,
@@ -450,8 +454,6 @@ class Agent:
             text = "".join(parts)
             if attempt:
                 self.emit(ServerStatus("connected", getattr(self.backend, "host", ""), self.info.name))
-            if text and not constrained:
-                self.emit(TextDone(text))
             return text, calls
         raise AssertionError("unreachable")
 

@@ -52,10 +52,16 @@ class TextDelta(Event):
 
 @dataclass(frozen=True)
 class TextDone(Event):
-    """One model message finished; ``text`` is the whole message."""
+    """One model message finished; ``text`` is the whole message as streamed. ``shown`` is what to show of it
+    as text: the message without the tool calls written into it (each is shown as its tool-call line)."""
 
     type: ClassVar[str] = "text_done"
     text: str
+    shown: str | None = None  # None on construction means: the same as text
+
+    def __post_init__(self) -> None:
+        if self.shown is None:
+            object.__setattr__(self, "shown", self.text)
 
 
 @dataclass(frozen=True)
@@ -167,9 +173,13 @@ class ContextUsage(Event):
 
 @dataclass(frozen=True)
 class Notice(Event):
+    """Something the developer should know. Notices with the same non-empty ``key`` are one line that
+    changes (progress): a front end shows the latest in place of the one before."""
+
     type: ClassVar[str] = "notice"
     message: str
     level: str = "info"  # info | warning
+    key: str = ""
 
 
 @dataclass(frozen=True)

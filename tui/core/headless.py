@@ -22,6 +22,7 @@ from tui.core.literal import literal_warnings
 from tui.core.literal import visible as _literal
 from tui.core.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
                              Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
+from tui.core.prose import ProseStream
 
 PROTOCOL_VERSION = 1
 
@@ -50,9 +51,14 @@ class StdinLines:
 
 
 class TextPrinter:
+    """Human-readable output: model prose streamed (the tool calls written into it shown once, as their
+    ``→ tool(...)`` lines), results, and notes on stderr (a keyed note rewrites its line on a terminal)."""
+
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.out, self.err = out or sys.stdout, err or sys.stderr
         self._at_line_start = True
+        self._prose = ProseStream()
+        self._last_key = ""  # the key of the note on the last line of stderr, while nothing came after it
 
     def _write(self, text: str, stream: TextIO | None = None) -> None:
         stream = stream or self.out
@@ -66,10 +72,36 @@ class TextPrinter:
             self._write("\n")
         self._write(text + "\n", stream)
 
+    def _note(self, text: str, key: str) -> None:
+        """A note on stderr. On a terminal a keyed note stays open on its line, and the next note with the
+        same key rewrites it (progress); anything else closes it first. Elsewhere each note is a line."""
+        if key and key == self._last_key:
+            self.err.write("\r\x1b[K" + text)
+            self.err.flush()
+            return
+        self._close_note()
+        if key and self.err.isatty():
+            if not self._at_line_start:
+                self._write("\n")
+            self.err.write(text)
+            self.err.flush()
+            self._last_key = key
+        else:
+            self._line(text, self.err)
+
+    def _close_note(self) -> None:
+        if self._last_key:
+            self.err.write("\n")
+            self.err.flush()
+            self._last_key = ""
+
     def __call__(self, event: Event) -> None:
+        if self._last_key and not (isinstance(event, Notice) and event.key == self._last_key):
+            self._close_note()
         if isinstance(event, TextDelta):
-            self._write(_literal(event.text))
+            self._write(_literal(self._prose.push(event.text)))
         elif isinstance(event, TextDone):
+            self._write(_literal(self._prose.finish(event.shown or "")))
             if not self._at_line_start:
                 self._write("\n")
         elif isinstance(event, ToolCallStarted):
@@ -89,13 +121,16 @@ class TextPrinter:
             how = f"killed ({event.killed})" if event.killed else f"exit {event.exit_code}"
             self._line(f"  [{how}, {event.duration:.1f}s]")
         elif isinstance(event, ErrorEvent):
+            self._write(_literal(self._prose.abandon()))  # the message broke off: show what was held back
             self._line(f"error: {event.message}" + (f"\n  {event.hint}" if event.hint else ""), self.err)
-        elif isinstance(event, (Notice, Retrying)):
-            msg = event.message if isinstance(event, Notice) else \
-                f"retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}"
-            self._line(f"note: {msg}", self.err)
-        elif isinstance(event, TurnDone) and event.reason not in ("complete",):
-            self._line(f"[turn {event.reason}]", self.err)
+        elif isinstance(event, Notice):
+            self._note(f"note: {event.message}", event.key)
+        elif isinstance(event, Retrying):
+            self._line(f"note: retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}", self.err)
+        elif isinstance(event, TurnDone):
+            self._write(_literal(self._prose.abandon()))
+            if event.reason not in ("complete",):
+                self._line(f"[turn {event.reason}]", self.err)
 
 
 class JsonPrinter:

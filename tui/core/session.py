@@ -84,8 +84,7 @@ class Session:
                                  backend=getattr(self.backend, "name", "ollama"), sandbox=self.sandbox_info.kind,
                                  resumed=resumed))
         if not self.sandbox_info.active:
-            self.emit(Notice(f"NO SANDBOX: {self.sandbox_info.detail} Every command needs your explicit approval.",
-                             "warning"))
+            self.emit(Notice(self.sandbox_info.detail, "warning", key="sandbox"))  # says why, and what it means
         if resumed:
             self._recover_interrupted()
         return self
@@ -142,7 +141,7 @@ class Session:
         """Loading a model file takes a while: show its progress as notices."""
         server = getattr(self.backend, "server", None)
         if server is not None and hasattr(server, "on_progress"):
-            server.on_progress = lambda p: self.emit(Notice(f"model: {p.message}"))
+            server.on_progress = lambda p: self.emit(Notice(f"model: {p.message}", key="model-load"))
 
     async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
         """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""

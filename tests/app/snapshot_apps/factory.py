@@ -92,3 +92,25 @@ STREAM_TEXT = [
     "```python\ndef test_add():\n    assert add(1, 2) == 3\n```\n\n",
     "Now I will run the tests with [bold]pytest[/bold] ",
 ]
+
+
+LABEL_CALLS = [("c1", "read_file", {"path": "app.py"}), ("c2", "commit", {"message": "Add math import"}),
+               ("c3", "run_command", {"command": "pytest -q"}),
+               ("c4", "search_and_replace_in_all_files", {"pattern": "TODO"})]  # a name a model made up
+LABEL_PROPOSALS = [
+    Proposal(id="q1", kind="edit", summary="edit app.py (+1 -0)", risk="writes-repo"),
+    Proposal(id="q2", kind="command", summary="pytest -q", command="pytest -q", risk="read-only"),
+    Proposal(id="q3", kind="scaffold", summary="component Button (3 files)", risk="writes-repo"),
+    Proposal(id="q4", kind="python", summary="print(1)", code="print(1)", risk="shell-exec"),
+]
+
+
+async def show_labels(pilot: Any) -> None:
+    """Tool-call lines and queued proposals whose labels differ in length (one longer than the cap)."""
+    app = pilot.app
+    feed(app, *(ev.ToolCallStarted(call_id, name, args) for call_id, name, args in LABEL_CALLS))
+    for proposal in LABEL_PROPOSALS:
+        ask(app, proposal)
+    await wait_for(pilot, lambda: len(app.pending) == len(LABEL_PROPOSALS)
+                   and len(app.query("ToolCallLine")) == len(LABEL_CALLS))
+    await pilot.pause(0.1)

@@ -19,6 +19,7 @@ KEYS: list[tuple[str, str, str]] = [
     ("anywhere", "ctrl+k", "kill the running command"),
     ("anywhere", "ctrl+t", "next theme"),
     ("anywhere", "ctrl+d", "show the working-tree diff; again: the staged diff"),
+    ("anywhere", "ctrl+o", "focus the diff; pressed in the diff, back to the pane you came from"),
     ("anywhere", "ctrl+r", "reconnect to the model server now"),
     ("anywhere", "ctrl+q", "quit (q too, outside the prompt)"),
     ("prompt", "enter", "send the prompt (`!cmd` runs your own command)"),
@@ -45,7 +46,7 @@ KEYS: list[tuple[str, str, str]] = [
 
 
 class HelpScreen(ModalScreen[None]):
-    """Modal list of KEYS; escape, q or ? closes it."""
+    """Modal list of KEYS; escape, q or ? closes it (Screen.action_dismiss)."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
@@ -65,6 +66,3 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as scroll:
             scroll.border_title = "devagent keys (escape closes)"
             yield Static(table)
-
-    def action_dismiss(self) -> None:  # type: ignore[override]
-        self.dismiss(None)

@@ -32,15 +32,18 @@ def describe(proposal: Any) -> Text:
         ("timeout", f"{proposal.timeout}s" if proposal.timeout else "default"),
         ("files", ", ".join(proposal.files)),
     ]
+    reasons = [r for r in dict.fromkeys(proposal.risk_reasons) if r and r != proposal.risk]
     for key, value in rows:
         if value:
             text.append(f"{key:>8}: ", style="bold")
             text.append(visible(str(value)) + "\n")
-    for reason in proposal.risk_reasons:
-        text.append("    risk: ", style="bold")
-        text.append(visible(reason) + "\n")
+        if key == "risk":  # the reasons for the label, once each, right under it
+            for number, reason in enumerate(reasons):
+                text.append("     why: " if number == 0 else " " * 10, style="bold")
+                text.append(visible(reason) + "\n")
     command = proposal.kind == "command"
-    for warning in list(dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal), command)])):
+    warnings = dict.fromkeys([*proposal.warnings, *literal_warnings(proposal_text(proposal), command)])
+    for warning in [w for w in warnings if w not in reasons]:
         text.append("       ⚠ ", style="bold red")
         text.append(visible(warning) + "\n", style="red")
     body = proposal_text(proposal)

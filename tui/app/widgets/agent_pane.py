@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown, warm_in_background
+from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
 __all__ = ["AgentPane", "Reply", "finished_prefix", "render_markdown", "FRAME"]
@@ -25,6 +25,8 @@ FRAME = 1 / 30
 
 class AgentPane(VerticalScroll):
     """Conversation view. Public methods are called by the app's event handlers only."""
+
+    KEY_HINTS = (("↑/↓", "scroll"), ("u", "undo"), ("t", "tests"), ("c", "commit"))  # status bar (keyhints.py)
 
     DEFAULT_CSS = """
     AgentPane { height: 1fr; }
@@ -40,6 +42,7 @@ class AgentPane(VerticalScroll):
         self._reply: Reply | None = None
         self._dirty: set[Reply] = set()
         self._calls: dict[str, ToolCallLine] = {}
+        self._keyed: dict[str, Static] = {}  # notice key -> the line showing it
         self._scheduled = False
         self._last_flush = 0.0
         self.tokens_received = 0
@@ -54,8 +57,8 @@ class AgentPane(VerticalScroll):
         )
 
     def on_mount(self) -> None:
+        self.border_title = "Conversation"
         self.anchor()
-        self.call_after_refresh(warm_in_background)
 
     # conversation items -------------------------------------------------
     def _remove_welcome(self) -> None:
@@ -67,10 +70,19 @@ class AgentPane(VerticalScroll):
         self.end_reply()
         self.mount(Static(Text("› " + visible(prompt)), classes="prompt"))
 
-    def add_notice(self, message: str, level: str = "info") -> None:
+    def add_notice(self, message: str, level: str = "info", key: str = "") -> None:
+        """A notice line; one with the ``key`` of an earlier notice replaces that one's text in place (progress)."""
+        shown = self._keyed.get(key) if key else None
+        if shown is not None and shown.is_attached:
+            shown.update(Text(visible(message)))
+            shown.set_classes(f"notice -{level}")
+            return
         self._remove_welcome()
         self.end_reply()
-        self.mount(Static(Text(visible(message)), classes=f"notice -{level}"))
+        line = Static(Text(visible(message)), classes=f"notice -{level}")
+        if key:
+            self._keyed[key] = line
+        self.mount(line)
 
     def add_tokens(self, text: str) -> None:
         """Buffer streamed text; it reaches the screen on the next frame."""
@@ -92,6 +104,19 @@ class AgentPane(VerticalScroll):
                 self.set_timer(delay, self._flush, name="token-flush")
             else:
                 self.call_later(self._flush)
+
+    def finish_reply(self, text: str, shown: str) -> None:
+        """The model's message ``text`` is complete; ``shown`` is it without the tool calls written into it
+        (they get their own lines): the reply shows only that, or goes when nothing else was said."""
+        reply = self._reply
+        if reply is not None and shown != text and reply.text == text:
+            if shown.strip():
+                reply.show_only(shown)
+            else:
+                reply.pending.clear()
+                self._dirty.discard(reply)
+                reply.remove()
+        self.end_reply()
 
     def end_reply(self) -> None:
         """The current message is finished: the next text starts a new reply block."""
@@ -124,6 +149,11 @@ class AgentPane(VerticalScroll):
         self._remove_welcome()
         self.end_reply()
         line = ToolCallLine(call_id, name, arguments)
+        widest = max([len(name), *(other.name_width for other in self._calls.values())])
+        line.name_width = widest
+        if any(other.name_width < widest for other in self._calls.values()):
+            for other in self._calls.values():  # the name column grows for every line, so they stay aligned
+                other.name_width = widest
         self._calls[call_id] = line
         self.mount(line)
         return line

@@ -16,7 +16,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.themes import theme_variables
-from tui.app.widgets.tool_call_line import literal_warnings, one_line
+from tui.app.widgets.tool_call_line import label_cell, literal_warnings, one_line
 
 LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
 HIGH_RISK = {"destructive", "dangerous", "high", "critical", "network", "secrets", "irreversible", "deny"}
@@ -59,6 +59,8 @@ class ApprovalQueue(OptionList):
         Binding("enter", "act('open')", "Open", show=False),
     ]
 
+    KEY_HINTS = (("a", "approve"), ("r", "reject"), ("e", "edit"), ("A", "low-risk"), ("⏎", "open"))
+
     DEFAULT_CSS = """
     ApprovalQueue { height: auto; max-height: 12; min-height: 3; }
     """
@@ -88,10 +90,10 @@ class ApprovalQueue(OptionList):
     def _colour(self, level: str) -> str:
         return theme_variables(self.app).get(f"risk-{level}", "yellow")
 
-    def _render(self, proposal: Any) -> Text:
+    def _prompt_for(self, proposal: Any) -> Text:
         level = risk_level(proposal.risk)
         text = Text(no_wrap=False)
-        text.append(f"{proposal.kind.upper():<9}", style="bold")
+        text.append(label_cell(proposal.kind.upper(), self._kind_width), style="bold")
         command = proposal.kind == "command"
         text.append(one_line(proposal.summary or proposal_text(proposal), 160, command))
         text.append("\n  ")
@@ -102,9 +104,17 @@ class ApprovalQueue(OptionList):
             text.append("\n  ⚠ " + one_line("; ".join(warnings), 160), style=f"bold {self._colour('high')}")
         return text
 
+    @property
+    def _kind_width(self) -> int:
+        """The kind column: as wide as the longest kind pending."""
+        return max((len(p.kind) for p in self.proposals), default=0)
+
     def add(self, proposal: Any) -> None:
+        grows = len(proposal.kind) > self._kind_width
         self.proposals.append(proposal)
-        self.add_option(Option(self._render(proposal), id=proposal.id))
+        if grows:
+            self._rerender(self.proposals[:-1])  # the kind column grows: the rows already shown follow
+        self.add_option(Option(self._prompt_for(proposal), id=proposal.id))
         if self.highlighted is None:
             self.highlighted = 0
         self._update_title()
@@ -113,8 +123,11 @@ class ApprovalQueue(OptionList):
         index = next((i for i, p in enumerate(self.proposals) if p.id == proposal_id), None)
         if index is None:
             return
+        widest = self._kind_width
         del self.proposals[index]
         self.remove_option(proposal_id)
+        if self._kind_width != widest:
+            self._rerender(self.proposals)
         if self.proposals and (self.highlighted is None or self.highlighted >= len(self.proposals)):
             self.highlighted = len(self.proposals) - 1
         self._update_title()
@@ -123,8 +136,11 @@ class ApprovalQueue(OptionList):
 
     def refresh_styles(self) -> None:
         """Re-colour after a theme change."""
-        for proposal in self.proposals:
-            self.replace_option_prompt(proposal.id, self._render(proposal))
+        self._rerender(self.proposals)
+
+    def _rerender(self, proposals: list[Any]) -> None:
+        for proposal in proposals:
+            self.replace_option_prompt(proposal.id, self._prompt_for(proposal))
 
     @property
     def current(self) -> Any | None:

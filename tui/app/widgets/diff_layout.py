@@ -82,6 +82,33 @@ class Layout:
         self.counts = file_counts(index)
         self.sbs_file_rows: list[int] = []
 
+    # -- rows (unified: one per diff line; side by side: once build_side_by_side ran) -------------
+    def hunk_rows(self, side_by_side: bool) -> Sequence[int]:
+        return self.sbs_hunk_rows if side_by_side else self.hunk_starts
+
+    def file_rows(self, side_by_side: bool) -> list[int]:
+        return self.sbs_file_rows if side_by_side else self.file_starts
+
+    def row_count(self, side_by_side: bool) -> int:
+        return len(self.sbs_left) if side_by_side and self.sbs_left is not None else len(self.lines)
+
+    def row_line(self, row: int, side_by_side: bool) -> int:
+        """The diff line a row shows (the left one in side-by-side change rows), -1 past the end."""
+        if not 0 <= row < self.row_count(side_by_side):
+            return -1
+        if not side_by_side or self.sbs_left is None or self.sbs_right is None:
+            return row
+        left = self.sbs_left[row]
+        return left if left >= 0 else self.sbs_right[row]
+
+    def summary(self, accepted: int) -> str:
+        """The view's subtitle: files, lines added and removed, hunks accepted."""
+        added = sum(a for a, _ in self.counts)
+        removed = sum(r for _, r in self.counts)
+        files = len(self.index.files)
+        return (f"{files} file{'s' if files != 1 else ''} · +{added} −{removed} · "
+                f"{accepted}/{len(self.index.hunks)} hunks accepted")
+
     # -- classification -------------------------------------------------------------------------
     def hunk_at_line(self, y: int) -> int:
         """The hunk containing diff line ``y``, or -1 (file headers, preamble)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
+from .diff_frame import DiffFrame
 from .diff_view import DiffView
 from .file_list import FileList
 
@@ -17,13 +18,14 @@ class DiffPanel(Horizontal):
 
     DEFAULT_CSS = """
     DiffPanel { height: 1fr; }
-    DiffPanel > DiffView { width: 1fr; }
+    DiffPanel > DiffFrame { width: 1fr; }
     DiffPanel.-narrow > FileList, DiffPanel.-single > FileList { display: none; }
     """
 
     def compose(self) -> ComposeResult:
         yield FileList()
-        yield DiffView()
+        with DiffFrame(classes="-proposal"):
+            yield DiffView()
 
     @property
     def view(self) -> DiffView:

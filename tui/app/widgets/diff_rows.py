@@ -16,8 +16,10 @@ from typing import NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.color import Color
 from textual.strip import Strip
 
+from .diff_frame import Finish, finished
 from .diff_layout import ADD, CTX, DEL, FILE, HUNK, META, NOTE, Layout
 from .diff_render import DiffStyles, Highlighter, safe_segments
 
@@ -55,11 +57,15 @@ class DiffRows:
         self._lex_spent = 0.0
         self.frame = Frame(0, 0, 0, False, set(), -1)
         self.st: DiffStyles | None = None
+        self.finish: Finish = ((), Color(0, 0, 0))
 
-    def begin(self, frame: Frame, styles: DiffStyles) -> None:
+    def begin(self, frame: Frame, styles: DiffStyles, finish: Finish | None = None) -> None:
         if styles is not self.st:
             self.clear_cache()
             self.st = styles
+        if finish is not None and finish != self.finish:  # kept rows carry the old filters' colours
+            self._rows.clear()
+            self.finish = finish
         state = (frame.width, frame.left, frame.side_by_side)
         if state != self._row_state:  # rows are cut to the width and scroll_x they were built for
             self._rows.clear()
@@ -100,7 +106,7 @@ class DiffRows:
             self._rows.move_to_end(key)
             return hit
         segments = self.side_by_side(row) if frame.side_by_side else self.unified(row)
-        strip = Strip(_merge(segments), frame.width)  # fewer segments: less work in every later pass
+        strip = finished(Strip(_merge(segments), frame.width), self.finish)  # fewer segments: less later work
         if not self.pending or not self._row_pending(row, line):
             self._rows[key] = strip
             if len(self._rows) > ROW_CACHE:

@@ -9,26 +9,32 @@ above and the page below are built ahead, so a page step paints cached rows.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import chain
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
+from textual.widget import Widget
 
-from tui.core.diffs import DiffIndex
-
-from .diff_layout import FILE, HUNK, Layout, number_width
+from .diff_frame import Finish, finished, labels_of
 from .diff_render import DiffStyles, Highlighter
-from .diff_rows import DiffRows, Frame
+
+if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame needs none of them
+    from tui.core.diffs import DiffIndex
+
+    from .diff_layout import Layout
+    from .diff_rows import DiffRows
 
 MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
 
@@ -62,6 +68,8 @@ class DiffView(ScrollView, can_focus=True):
         Binding("j", "scroll_down", "Down", show=False),
         Binding("k", "scroll_up", "Up", show=False),
     ]
+
+    KEY_HINTS = (("space", "toggle"), ("n/p", "hunk"), ("{/}", "file"), ("s", "split"), ("S", "stage"))
 
     DEFAULT_CSS = """
     DiffView {
@@ -110,11 +118,17 @@ class DiffView(ScrollView, can_focus=True):
         self._rows: DiffRows | None = None
         self._idle_scheduled = False
         self._ahead: tuple[tuple[int, ...], Iterator[int] | None] = ((), None)  # prefetch key, rows left to build
+        self._finish: Finish = ((), Color(0, 0, 0))  # the line filters applied to rows, and their background
         self.add_class("-proposal")
 
     # -- public API -----------------------------------------------------------------------------
     def show_diff(self, text: str, *, mode: str = "proposal", title: str = "") -> None:
         """Show ``text`` (a git diff); every hunk starts accepted."""
+        from tui.core.diffs import DiffIndex
+
+        from .diff_layout import Layout, number_width
+        from .diff_rows import DiffRows
+
         index = DiffIndex.from_text(text)
         lines = text.split("\n")
         if lines and lines[-1] == "":
@@ -192,7 +206,7 @@ class DiffView(ScrollView, can_focus=True):
         hunks = self._layout.index.files[index].hunks
         if hunks:
             self.current_hunk = hunks[0]
-        self.scroll_to(y=self._file_rows()[index], animate=False, immediate=True)
+        self.scroll_to(y=self._layout.file_rows(self.side_by_side)[index], animate=False, immediate=True)
 
     # -- actions --------------------------------------------------------------------------------
     def action_next_hunk(self) -> None:
@@ -244,9 +258,17 @@ class DiffView(ScrollView, can_focus=True):
         return mode if mode in MODES else "proposal"
 
     def watch_mode(self, mode: str) -> None:
-        for name in MODES:
-            self.set_class(name == mode, f"-{name}")
+        self._mode_classes()
         self._update_title()
+
+    def _mode_classes(self) -> None:
+        for name in MODES:
+            self.set_class(name == self.mode, f"-{name}")
+            self._labels.set_class(name == self.mode, f"-{name}")
+
+    @property
+    def _labels(self) -> Widget:
+        return labels_of(self)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -254,6 +276,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._mode_classes()  # the frame learns the mode the view was born with
         self._update_title()
         self._update_subtitle()
 
@@ -273,39 +296,21 @@ class DiffView(ScrollView, can_focus=True):
         if h < 0:
             return
         self.current_hunk = h
+        from .diff_layout import FILE, HUNK
+
         if self._layout.kind(line, h) in (HUNK, FILE):
             self.toggle_hunk(h)
 
     # -- helpers --------------------------------------------------------------------------------
-    def _hunk_rows(self) -> list[int]:
+    def _hunk_rows(self) -> Sequence[int]:
         assert self._layout is not None
-        return self._layout.sbs_hunk_rows if self.side_by_side else self._layout.hunk_starts
-
-    def _file_rows(self) -> list[int]:
-        assert self._layout is not None
-        return self._layout.sbs_file_rows if self.side_by_side else self._layout.file_starts
+        return self._layout.hunk_rows(self.side_by_side)
 
     def _row_count(self) -> int:
-        if self._layout is None:
-            return 1
-        if self.side_by_side and self._layout.sbs_left is not None:
-            return len(self._layout.sbs_left)
-        return len(self._layout.lines)
+        return self._layout.row_count(self.side_by_side) if self._layout is not None else 1
 
     def _row_line(self, row: int) -> int:
-        """The diff line a row shows (the left one in side-by-side change rows)."""
-        if self._layout is None or not 0 <= row < self._row_count():
-            return -1
-        if not self.side_by_side:
-            return row
-        assert self._layout.sbs_left is not None and self._layout.sbs_right is not None
-        left = self._layout.sbs_left[row]
-        return left if left >= 0 else self._layout.sbs_right[row]
-
-    def _row_other_line(self, row: int) -> int:
-        """The right-hand line of a side-by-side row (-1 when it has none)."""
-        assert self._layout is not None and self._layout.sbs_right is not None
-        return self._layout.sbs_right[row]
+        return self._layout.row_line(row, self.side_by_side) if self._layout is not None else -1
 
     def _gutter_width(self) -> int:
         return 2 + self._num_width * (1 if self.side_by_side else 2) + (1 if self.side_by_side else 2)
@@ -344,20 +349,13 @@ class DiffView(ScrollView, can_focus=True):
         title = Text(label)
         if self._title:
             title.append(" · " + self._title)
-        self.border_title = title
+        self._labels.border_title = title
 
     def _update_subtitle(self) -> None:
         if self._layout is None:
-            self.border_subtitle = Text("no changes")
+            self._labels.border_subtitle = Text("no changes")
             return
-        index = self._layout.index
-        added = sum(a for a, _ in self._layout.counts)
-        removed = sum(r for _, r in self._layout.counts)
-        files = len(index.files)
-        self.border_subtitle = Text(
-            f"{files} file{'s' if files != 1 else ''} · +{added} −{removed} · "
-            f"{len(self.accepted)}/{len(index.hunks)} hunks accepted"
-        )
+        self._labels.border_subtitle = Text(self._layout.summary(len(self.accepted)))
 
     @property
     def styles_for_diff(self) -> DiffStyles:
@@ -409,17 +407,32 @@ class DiffView(ScrollView, can_focus=True):
         done = set(rows.highlight_pending())
         top = rows.frame.top
         for row in range(top, min(top + self.size.height, self._row_count())):
-            if self._row_line(row) in done or (self.side_by_side and self._row_other_line(row) in done):
+            right = self._layout.sbs_right if self.side_by_side and self._layout else None
+            if self._row_line(row) in done or (right is not None and right[row] in done):
                 self.refresh_line(row)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
 
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Without a border or padding of its own, the view's rows are the whole lines: the app's filters are
+        applied to each cached row once (render_lines), not by Textual to every row of every frame."""
+        return () if self._filters_in_rows() else super().get_line_filters()
+
+    def _filters_in_rows(self) -> bool:
+        styles = self.styles
+        return not any(edge for edge, _ in styles.border) and not any(styles.padding)
+
     def render_lines(self, crop: Region) -> list[Strip]:
+        filters = tuple(self.app.get_line_filters()) if self._filters_in_rows() else ()
+        self._finish = (filters, self.background_colors[1])
         if self._rows is not None:
+            from .diff_rows import Frame
+
             self._rows.begin(Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y),
-                                   self.side_by_side, self.accepted, self.current_hunk), self.styles_for_diff)
+                                   self.side_by_side, self.accepted, self.current_hunk), self.styles_for_diff,
+                             self._finish)
             self._schedule_highlight()
         return super().render_lines(crop)
 
@@ -429,9 +442,10 @@ class DiffView(ScrollView, can_focus=True):
         if rows is None or not rows.layout.lines:
             width = self.scrollable_content_region.width
             text = "  No changes to show." if y == 0 else ""
-            return Strip(Segment.adjust_line_length([Segment(text, st.meta)], width, style=st.plain), width)
+            return finished(Strip(Segment.adjust_line_length([Segment(text, st.meta)], width, style=st.plain),
+                                  width), self._finish)
         row = y + rows.frame.top
         if row >= self._row_count():
             width = rows.frame.width
-            return Strip([Segment(" " * width, st.plain)], width)
+            return finished(Strip([Segment(" " * width, st.plain)], width), self._finish)
         return rows.strip(row)

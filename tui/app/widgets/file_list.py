@@ -22,6 +22,8 @@ class FileList(OptionList):
     File names are rendered as plain Text: never as markup.
     """
 
+    KEY_HINTS = (("↑/↓", "file"), ("⏎", "show it"))
+
     DEFAULT_CSS = """
     FileList {
         width: 32;

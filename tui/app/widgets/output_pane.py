@@ -2,7 +2,8 @@
 
 Output arrives in batches (CommandOutput events) and is buffered again here, reaching
 the Log at most 20 times a second; the Log keeps only the last ``max_lines`` lines.
-The header shows the command literally, elapsed time and the kill key.
+The header shows the command literally, elapsed time and the kill key. The Log itself is mounted
+after the first frame (``ensure_log``).
 """
 
 from __future__ import annotations
@@ -10,9 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.containers import Vertical
-from textual.widgets import Log, Static
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.widgets import Log
 
 from tui.app.widgets.tool_call_line import one_line, visible
 
@@ -21,6 +27,8 @@ FLUSH = 1 / 20
 
 class OutputPane(Vertical):
     """Header + bounded Log. ``running`` is True between CommandStarted and CommandFinished."""
+
+    KEY_HINTS = (("↑/↓", "scroll"), ("^k", "kill"))
 
     DEFAULT_CSS = """
     OutputPane { height: 1fr; }
@@ -38,11 +46,22 @@ class OutputPane(Vertical):
         self._started = 0.0
         self._status = "no command yet"
         self._buffer: list[str] = []
+        self._log: Log | None = None
         self.lines_written = 0
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="output-header", markup=False)
-        yield Log(max_lines=self.max_lines, auto_scroll=True, id="output-log")
+
+    def ensure_log(self) -> Log:
+        """The Log, mounted on first use: the app asks for it right after the first frame, which an empty
+        log has no part in (its module and widget cost a few milliseconds of startup)."""
+        if self._log is None:
+            from textual.widgets import Log
+
+            self._log = log = Log(max_lines=self.max_lines, auto_scroll=True, id="output-log")
+            self.mount(log)
+            log.call_after_refresh(log.scroll_end, animate=False)  # lines written before it had a size
+        return self._log
 
     def on_mount(self) -> None:
         self.border_title = "Output"
@@ -52,7 +71,7 @@ class OutputPane(Vertical):
 
     @property
     def log_widget(self) -> Log:
-        return self.query_one(Log)
+        return self.ensure_log()
 
     def start(self, command_id: str, command: str, sandbox: str) -> None:
         self._flush()

@@ -17,6 +17,8 @@ from textual.widgets import TextArea
 class PromptInput(TextArea):
     """TextArea that sends on enter and remembers what was sent."""
 
+    KEY_HINTS = (("⏎", "send"), ("^j", "new line"), ("↑/↓", "history"))  # the status bar's keys (keyhints.py)
+
     DEFAULT_CSS = """
     PromptInput { height: auto; min-height: 3; max-height: 8; border: round $primary 40%; padding: 0 1; }
     PromptInput:focus { border: round $primary; }
@@ -34,11 +36,13 @@ class PromptInput(TextArea):
         kwargs.setdefault("show_line_numbers", False)
         kwargs.setdefault("tab_behavior", "focus")
         super().__init__("", **kwargs)
+        self.border_title = "Prompt"
         self.sent: list[str] = list(history or [])
         self._position = len(self.sent)
         self._draft = ""
 
     async def _on_key(self, event: events.Key) -> None:
+        """Enter and ctrl+j before TextArea's handler, which Textual calls next unless the default is prevented."""
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -48,8 +52,6 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
-            return
-        await super()._on_key(event)
 
     def submit(self) -> None:
         text = self.text.strip()

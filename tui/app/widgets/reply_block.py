@@ -16,40 +16,22 @@ import threading
 import time
 from typing import Any
 
+from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-_FENCES = ("```", "~~~")
+from tui.core.prose import finished_prefix
+
 _frozen_heap = False
 
 
-
-def finished_prefix(text: str, start: int) -> int:
-    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence)."""
-    cut = start
-    in_fence: str | None = None
-    pos = start
-    previous_blank = False
-    for line in text[start:].splitlines(keepends=True):
-        pos += len(line)
-        if not line.endswith("\n"):
-            break  # a partial line never ends a block
-        stripped = line.strip()
-        if in_fence:
-            if stripped.startswith(in_fence):
-                in_fence = None
-                cut = pos  # a closed fence is a finished block
-            continue
-        fence = next((f for f in _FENCES if stripped.startswith(f)), None)
-        if fence:
-            in_fence = fence
-            continue
-        if not stripped and not previous_blank:
-            cut = pos
-        previous_blank = not stripped
-    return cut
+def _is_gap(strip: Strip) -> bool:
+    """An empty line with no background (a code block's padding row has one: it is not a gap)."""
+    return all(not seg.text.strip() and (seg.style is None or seg.style.bgcolor is None) for seg in strip)
 
 
 def render_markdown(text: str, code_theme: str = "monokai") -> Any:
@@ -126,11 +108,18 @@ class Reply(Widget):
             self.code_theme = self.app.get_css_variables().get("syntax-theme", "monokai")
         return self.code_theme
 
-    def _render(self, text: str, width: int) -> list[Strip]:
+    def _markdown_strips(self, text: str, width: int) -> list[Strip]:
         console = self.app.console
         lines = console.render_lines(render_markdown(text, self._theme()), console.options.update_width(width),
                                      pad=True)
         return [Strip(line, width) for line in lines]
+
+    @staticmethod
+    def _spaced(above: list[Strip], lines: list[Strip], width: int) -> list[Strip]:
+        """One blank line between two blocks rendered apart, as rich puts between the blocks of one document."""
+        if above and lines and not _is_gap(above[-1]) and not _is_gap(lines[0]):
+            return [Strip.blank(width), *lines]
+        return lines
 
     def _ensure(self, width: int) -> None:
         """Bring the cached strips up to date for ``width``, rendering only what is new or stale."""
@@ -139,12 +128,29 @@ class Reply(Widget):
             self._width, self._frozen_lines, self._rendered_blocks, self._live_stale = width, [], 0, True
             self._styled_frozen.clear()
         while self._rendered_blocks < len(self._blocks):
-            self._frozen_lines.extend(self._render(self._blocks[self._rendered_blocks], width))
+            lines = self._markdown_strips(self._blocks[self._rendered_blocks], width)
+            self._frozen_lines.extend(self._spaced(self._frozen_lines, lines, width))
             self._rendered_blocks += 1
         if self._live_stale:
-            self._live_lines = self._render(self._live_text, width) if self._live_text else []
+            lines = self._markdown_strips(self._live_text, width) if self._live_text else []
+            self._live_lines = self._spaced(self._frozen_lines, lines, width)
             self._styled_live.clear()
             self._live_stale = False
+
+    @property
+    def text(self) -> str:
+        """Everything received, shown or not."""
+        return self.source + "".join(self.pending)
+
+    def show_only(self, text: str) -> None:
+        """Show ``text`` in place of everything received (the message without the calls written into it)."""
+        self.pending.clear()
+        self.source = text
+        self.frozen = finished_prefix(text, 0)
+        self._blocks = [text[:self.frozen]] if self.frozen else []
+        self._live_text = text[self.frozen:]
+        self._width, self._live_stale, self._render_cost = 0, True, 0.0  # everything renders again
+        self.refresh(layout=True)
 
     def flush(self) -> bool:
         """Show everything buffered in one go; False when there was nothing to do or it must wait.
@@ -221,6 +227,26 @@ class Reply(Widget):
         else:
             return Strip.blank(width, style)
         styled = cache.get(index)
-        if styled is None:
-            styled = cache[index] = lines[index].apply_style(style)
-        return styled
+        if styled is None:  # offsets let the screen map a mouse position to text, for selecting it
+            styled = cache[index] = lines[index].apply_style(style).apply_offsets(0, y)
+        selection = self.text_selection
+        return styled if selection is None else self._highlight(styled, selection.get_span(y))
+
+    def _highlight(self, strip: Strip, span: tuple[int, int] | None) -> Strip:
+        """``strip`` with the selected characters ``span`` (end -1: to the end of the text) in the selection style."""
+        if span is None:
+            return strip
+        text = strip.text
+        start, end = span
+        end = len(text.rstrip()) if end == -1 else min(end, len(text))
+        first, last = cell_len(text[:start]), cell_len(text[:end])
+        if last <= first:
+            return strip
+        before, middle, after = strip.divide([first, last, strip.cell_length])
+        style = self.screen.get_component_rich_style("screen--selection")
+        marked = Strip(Segment.apply_style(list(middle), post_style=style), middle.cell_length)
+        return Strip.join([before, marked, after])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown (one line per screen row, trailing padding dropped)."""
+        return selection.extract("\n".join(strip.text.rstrip() for strip in self.lines)), "\n"

@@ -1,14 +1,17 @@
 """One line at the bottom: repo and branch, dirty/staged counts, model and server health,
-sandbox strength and the keys that matter right now. All text is literal."""
+sandbox strength and the keys that matter right now: the focused pane's own keys (keyhints.py),
+shortened to the room left. All text is literal."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.app.keyhints import KeyHints, fit
 from tui.app.themes import theme_variables
 
 _HEALTH = {"connected": "●", "reconnecting": "◌", "down": "✗", "connecting": "◌"}
@@ -30,33 +33,54 @@ class StatusBar(Static):
     sandbox: reactive[str] = reactive("")
     sandbox_strong: reactive[bool] = reactive(True)
     context: reactive[str] = reactive("")
-    keys: reactive[str] = reactive("")
+    keys: reactive[str] = reactive("")  # a message shown instead of the key hints (quitting)
+    hints: reactive[KeyHints] = reactive(KeyHints)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
 
     def render(self) -> Text:  # type: ignore[override]
+        """The facts, then the keys; when the keys do not fit, the facts are said shorter first."""
+        width = self.content_size.width
+        levels = (0, 1, 2, 3) if width >= 100 else (1, 2, 3)
+        for level in levels:  # the shortest facts that let the pane's keys keep their labels
+            text = self._facts(level)
+            room = width - text.cell_len - 4  # the "  │ " before the keys
+            keys, labelled = (self.keys, True) if self.keys else fit(self.hints, room)
+            if labelled and cell_len(keys) <= room:
+                break
+        else:
+            text = self._facts(levels[0])
+            keys, _ = fit(self.hints, width - text.cell_len - 4)
+        if keys:
+            text.append("  │ ")
+            text.append(keys, style="dim")
+        return text
+
+    def _facts(self, level: int) -> Text:
+        """Repo, branch, counts, model health, sandbox, context. Level 1: no model name, the sandbox without
+        its label, single spaces; level 2 also drops the repo's name (the branch stays); level 3 says the
+        server's health by its icon alone (its shape and colour: ● connected, ◌ connecting, ✗ down)."""
+        compact = level > 0
         variables = theme_variables(self.app)
         health_style = {
             "connected": variables.get("success", "green"),
             "down": variables.get("error", "red"),
         }.get(self.server, variables.get("warning", "yellow"))
+        gap = " " if compact else "  "
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(self.repo_name or "?", style="bold")
+        if level < 2:
+            text.append((self.repo_name or "?") + " ", style="bold")
         if self.branch:
-            text.append(f" ⎇ {self.branch}")
-        text.append(f"  ±{self.dirty} ●{self.staged}")
-        text.append("  ")
-        model = f"{self.model or 'model'} " if self.size.width >= 100 else ""
-        text.append(f"{_HEALTH.get(self.server, '?')} {model}{self.server}", style=health_style)
-        text.append("  ")
+            text.append(f"⎇ {self.branch}")
+        text.append(f"{gap}±{self.dirty} ●{self.staged}{gap}")
+        icon = _HEALTH.get(self.server, "?")
+        health = icon if level >= 3 else f"{icon} {self.server}" if compact else \
+            f"{icon} {self.model or 'model'} {self.server}"
+        text.append(health, style=health_style)
+        text.append(gap)
         sandbox_style = "" if self.sandbox_strong else f"bold {variables.get('error', 'red')}"
-        text.append(f"sandbox: {self.sandbox or '…'}" if self.size.width >= 100 else (self.sandbox or "…"),
-                    style=sandbox_style)
+        text.append(self.sandbox or "…" if compact else f"sandbox: {self.sandbox or '…'}", style=sandbox_style)
         if self.context:
-            text.append(f"  {self.context}")
-        if self.keys:
-            text.append("  │ ")
-            text.append(self.keys, style="dim")
+            text.append(f"{gap}{self.context}")
         return text
-

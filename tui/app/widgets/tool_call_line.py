@@ -27,6 +27,16 @@ def one_line(text: str, limit: int = 200, command: bool = False) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+LABEL_MAX = 20  # a longer label (a tool name the model made up) is cut with an ellipsis
+
+
+def label_cell(label: str, width: int) -> str:
+    """``label`` as a column ``width`` wide followed by two spaces: cut with … when longer, never run on."""
+    width = min(max(width, 1), LABEL_MAX)
+    cut = label if len(label) <= width else label[: width - 1] + "…"
+    return f"{cut:<{width}}  "
+
+
 def describe_arguments(name: str, arguments: dict[str, Any]) -> str:
     """The most telling argument of a call, literally (the command, the path), else compact JSON."""
     for key in ("command", "cmd", "path", "message", "query", "pattern"):
@@ -55,6 +65,7 @@ class ToolCallLine(Static):
 
     state: reactive[str] = reactive("running")
     result: reactive[str] = reactive("")
+    name_width: reactive[int] = reactive(0)  # the name column: the longest name in the conversation
 
     def __init__(self, call_id: str, name: str, arguments: dict[str, Any], **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
@@ -62,6 +73,7 @@ class ToolCallLine(Static):
         self.tool_name = name
         self.arguments = arguments
         self.proposal_id = ""
+        self.set_reactive(ToolCallLine.name_width, len(name))
 
     def on_mount(self) -> None:
         self._refresh_text()
@@ -74,11 +86,13 @@ class ToolCallLine(Static):
     def watch_result(self) -> None:
         self._refresh_text()
 
+    def watch_name_width(self) -> None:
+        self._refresh_text()
+
     def _refresh_text(self) -> None:
         text = Text()
         text.append(f"{_ICONS.get(self.state, '·')} ", style="bold")
-        text.append(self.tool_name, style="bold")
-        text.append("  ")
+        text.append(label_cell(one_line(self.tool_name, LABEL_MAX), self.name_width), style="bold")
         text.append(one_line(describe_arguments(self.tool_name, self.arguments), 120))
         text.append(f"  [{self.state}]")
         if self.result:
