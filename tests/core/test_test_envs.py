@@ -189,7 +189,7 @@ def test_doctor_says_which_python_and_why(tmp_path: Path, project_venv: Path) ->
 def test_a_repo_cannot_pass_devagents_environment_or_set_other_variables(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {".devagent.toml": '[project]\npass_env = ["DEVAGENT_API_KEY"]\n'})
     out = devagent(repo, pipx_like_env(None), "test")
-    assert out.returncode == 78 and "project.pass_env may only be set in your user config" in out.stderr
+    assert out.returncode == 78 and "cannot set project.pass_env" in out.stderr
     for toml in ('[project]\nenv = { LD_PRELOAD = "./x.so" }\n', '[project]\nenv = { PYTHONPATH = "/etc" }\n',
                  '[project]\nenv = { PYTHONPATH = "../up" }\n'):
         (repo / ".devagent.toml").write_text(toml)

@@ -311,8 +311,9 @@ class Sandbox:
             if group is not None:
                 group.remove()
             if status is not None:
-                if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran():
-                    killed = "sandbox"
+                if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran() \
+                        and "bwrap: execvp " not in out.text()[-2000:]:  # a program that is not there is not a
+                    killed = "sandbox"  # sandbox failure: it keeps its own exit and message ("cannot start X")
                     out.add(b"\n[devagent: the sandbox (bubblewrap) could not be set up, so the command did not "
                             b"run; see bwrap's message above and `devagent doctor`]\n")
                 status.close()
