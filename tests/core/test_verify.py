@@ -102,7 +102,7 @@ async def test_out_of_steps_or_time_the_model_still_answers(tmp_path: Path, olla
     _, done, _ = await run_prompt(repo, ollama_server.url, "where is mul?", config=fast_config(repo, max_steps=2))
     assert done.reason == "limit" and done.text == "add and mul live in calc/ops.py."
     assert ollama_server.requests[-1]["format"]["required"] == ["answer"]
-    assert "last of the 2 steps" in ollama_server.requests[-1]["messages"][-1]["content"]
+    assert ollama_server.requests[-1]["messages"][-1]["content"].startswith("No more tool calls.")
     slow = [Reply(tool_calls=[{"name": "read_file", "arguments": {"path": p}}], delay=0.4, chunks=["", ""])
             for p in FILES]
     ollama_server.push(slow[0], Reply('{"answer": "I have changed it."}'))
@@ -119,3 +119,16 @@ async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server
     await run_prompt(repo, ollama_server.url, "run the tests", approver)
     assert "-k" not in approver.asked[0].command.split()
     assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-1]["content"]
+
+
+async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    looping = '{"name": "write_file", "arguments": {"path": "x.py", "content": "' + \
+        "self.assertEqual(f(1), 1)\\n" * 400 + '"}}'
+    ollama_server.push(Reply(chunks=[looping[i:i + 40] for i in range(0, len(looping), 40)], delay=0.005),
+                       Reply("Sorry, I cannot."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "write x.py")
+    assert "the model wrote the same line over and over" in " ".join(n.message for n in of(events, "notice"))
+    shown = "".join(e.text for e in of(events, "text"))
+    assert shown.count("self.assertEqual(f(1), 1)") < 12  # cut after a few repeats, not 400
+    assert done.text == "Sorry, I cannot." and not (repo / "x.py").exists()

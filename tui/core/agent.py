@@ -50,6 +50,7 @@ class _Turn:
     failed_change: str = ""
     pushed_back: bool = False
     warned_repeat: bool = False
+    nudged_repeat: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
@@ -81,6 +82,39 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
     if native:
         message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
     return message
+
+
+class RepeatWatch:
+    """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
+    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines."""
+
+    REPEATS = 6
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.last = ""
+        self.count = 0
+
+    def looping(self, text: str) -> bool:
+        self.tail += text
+        pieces = re.split(r"\n|\\n", self.tail)
+        self.tail = pieces.pop()  # the line still being written
+        for piece in pieces:
+            line = piece.strip()
+            if len(line) < 4:
+                continue  # blank lines, braces: repeating those is normal
+            self.count = self.count + 1 if line == self.last else 1
+            self.last = line
+        return self.count >= self.REPEATS
+
+
+async def _close(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
+            pass
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -209,7 +243,7 @@ class Agent:
             if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
-                return await self._final_answer("Time is up for this request.", turn)
+                return await self._final_answer(turn)
             text, native = await self._complete(offer_tools=True, constrained=constrained)
             calls, errors = self._calls_from(text, native, constrained)
             message = _assistant(text, native)
@@ -249,8 +283,7 @@ class Agent:
             constrained = outcome
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
                          "warning"))
-        return await self._final_answer(f"That was the last of the {cfg.max_steps} steps this request may take.",
-                                        turn)
+        return await self._final_answer(turn)
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -300,9 +333,17 @@ class Agent:
                         f"You made this exact {call.name} call before and it failed: {error} It will fail again. "
                         "Make a different call (read_file shows a file's exact text), or answer in plain text."))
                     return True
+                spec = self.tools.get(call.name)
+                if not error and not turn.nudged_repeat and spec is not None and spec.read_only:
+                    turn.nudged_repeat = True  # often a re-read of what devagent read up front: point ahead once
+                    self._ask_again(f"the model repeated {call.name}", (
+                        f"You already have the result of that {call.name} call above; it will not change. Take "
+                        f"the next step the request needs. The developer asked: {_short(self.prompt)} Make the "
+                        "change itself (edit_symbol adds or replaces a whole function, method or test; edit_file "
+                        "changes a few lines), another call, or answer in plain text."))
+                    return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(
-                    f"You already called {call.name} with these arguments and got the result above.", turn)
+                return await self._final_answer(turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
@@ -368,11 +409,14 @@ class Agent:
             return "you said a change was made, but no file was changed in this turn"
         return ""
 
-    async def _final_answer(self, why: str, turn: "_Turn") -> TurnDone:
+    async def _final_answer(self, turn: "_Turn") -> TurnDone:
         """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
+        # Why the turn stops is said to the developer (a notice), not to the model: a small model copies
+        # "You already called X..." into its answer.
         self._append({"role": "user", "_tool": True, "content":
-                      f"{why} Stop calling tools. The developer asked: {_short(self.prompt)} Answer now from what "
-                      "you have seen; say plainly what you did not finish."})
+                      f"No more tool calls. The developer asked: {_short(self.prompt)} Answer the developer now, "
+                      "in one or two sentences, from what you have seen: what you found or changed, and plainly "
+                      "what you could not do."})
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()
@@ -429,12 +473,18 @@ class Agent:
             try:
                 stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
                                                   num_ctx=self.limit)  # one size: a new num_ctx reloads the model
+                watch = RepeatWatch()
                 async for chunk in stream:
                     if chunk.text:
                         parts.append(chunk.text)
                         if not constrained:
                             self.emit(TextDelta(chunk.text))
                     calls.extend(chunk.tool_calls)
+                    if chunk.text and watch.looping(chunk.text):
+                        await _close(stream)
+                        self.emit(Notice("the model wrote the same line over and over; its reply was cut there",
+                                         "warning"))
+                        break
             except ModelError as err:
                 partial = "".join(parts)
                 self.emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))

@@ -37,8 +37,19 @@ def data_files(prompt: str, files: list[str]) -> list[str]:
     return [p for p in mentioned(prompt, files, 5) if p.lower().endswith(DATA_SUFFIXES)]
 
 
+BUG_WORDS = re.compile(r"\b(fail\w*|broken|bug\w*|regress\w*|crash\w*|error\w*|wrong)\b", re.I)
+
+
 def hints(prompt: str, files: list[str], tools: set[str]) -> list[str]:
     out: list[str] = []
+    if BUG_WORDS.search(prompt) and re.search(r"\btests?\b", prompt, re.I) and "run_tests" in tools:
+        from tui.core.mentions import mentioned
+        from tui.core.verify import is_test
+
+        named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
+        selection = f' with {{"selection": "{named[0]}"}}' if named else ""
+        out.append(f"To find the bug, first run the failing tests (run_tests{selection}) to see the error, then "
+                   "read the code the failure points to and fix it there.")
     data = data_files(prompt, files)
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
@@ -50,11 +61,15 @@ def hints(prompt: str, files: list[str], tools: set[str]) -> list[str]:
 def _skeleton(path: str) -> str:
     if path.lower().endswith((".csv", ".tsv")):
         delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
-        return ("Start from this code (each row is a list of strings; rows[0] is the header; keep the order of "
-                "the rows unless asked to sort):\n"
-                f"import csv\nwith open({path!r}, newline='') as f:\n    rows = list(csv.reader(f{delimiter}))\n"
-                "# ... change rows here ...\n"
-                f"with open({path!r}, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows(rows)")
+        return ("Start from this code; use only the example lines the request asks for (rows are lists of "
+                "strings; keep the header first and the rows' order unless asked to sort):\n"
+                f"import csv\npath = {path!r}\nwith open(path, newline='') as f:\n"
+                f"    rows = list(csv.reader(f{delimiter}))\nheader, body = rows[0], rows[1:]\n"
+                "header = [v.strip() for v in header]\n"
+                "body = [[v.strip() for v in row] for row in body]  # strip every value\n"
+                "body = [row for row in body if any(row)]  # drop blank rows\n"
+                "body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first\n"
+                f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows([header] + body)")
     return ("Start from this code:\nimport json\n"
             f"with open({path!r}) as f:\n    data = json.load(f)\n# ... change data here ...\n"
             f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
