@@ -132,3 +132,19 @@ async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_serve
     shown = "".join(e.text for e in of(events, "text"))
     assert shown.count("self.assertEqual(f(1), 1)") < 12  # cut after a few repeats, not 400
     assert done.text == "Sorry, I cannot." and not (repo / "x.py").exists()
+
+
+async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tui.core.agent import is_question
+
+    assert is_question("What does shout return for 'a'?") and is_question("Where is mul defined")
+    assert not is_question("Can you add a bang to shout?") and not is_question("Fix the failing test")
+    repo = fx.build(tmp_path / "repo", FILES)
+    edit = {"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout", "code": "def shout(s):\n"
+                                                 "    return s.upper()  # returns 'A'\n"}}
+    ollama_server.push(Reply(tool_calls=[edit]), Reply('{"name": "answer", "arguments": {"answer": "It returns A."}}'))
+    approver = ScriptedApprover([Decision("approve")])
+    _, done, _ = await run_prompt(repo, ollama_server.url, "What does shout return for 'a'?", approver)
+    assert approver.asked == [] and done.text == "It returns A."
+    assert "The developer asked a question, not for a change" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert (repo / "calc/text.py").read_text() == FILES["calc/text.py"]

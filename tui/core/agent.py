@@ -30,6 +30,12 @@ ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}},
 DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
                "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
+EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
+QUESTION = re.compile(r"^\s*(?:what|which|where|why|how|when|who|explain|describe|tell me|show me|list|count)\b",
+                      re.I)  # "does/is/can ..." only with a question mark (``do things`` is a request)
+CHANGE_REQUEST = re.compile(r"\b(?:add|change|fix|rename|remove|delete|update|write|create|implement|refactor|make|"
+                            r"modify|replace|clean|move|set|edit|convert|strip|insert|append|drop|raise|lower|"
+                            r"increase|decrease|support|export)\b", re.I)
 MAX_VERIFY = 2
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
@@ -51,6 +57,7 @@ class _Turn:
     pushed_back: bool = False
     warned_repeat: bool = False
     nudged_repeat: bool = False
+    asked_question: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
@@ -82,6 +89,12 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
     if native:
         message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
     return message
+
+
+def is_question(prompt: str) -> bool:
+    """A request for an answer, not for a change ("What does f return for 0?", "Where is X defined?")."""
+    text = prompt.strip()
+    return bool(QUESTION.match(text) or text.endswith("?")) and not CHANGE_REQUEST.search(text)
 
 
 class RepeatWatch:
@@ -325,6 +338,12 @@ class Agent:
         """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
         for call in calls:
             key = _call_key(call)
+            if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
+                turn.asked_question = True  # a small model "answers" a question by rewriting the code it read
+                self._ask_again(f"the model proposed {call.name} for a question", (
+                    f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change "
+                    "files. Answer it in plain text from what you have read (or read more first)."))
+                return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
                 if error and not turn.warned_repeat:
