@@ -148,3 +148,28 @@ async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: 
     assert approver.asked == [] and done.text == "It returns A."
     assert "The developer asked a question, not for a change" in ollama_server.requests[1]["messages"][-1]["content"]
     assert (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
+
+
+async def test_an_edit_written_for_a_question_is_cut_while_it_streams(tmp_path: Path,
+                                                                      ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    long_edit = '{"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout", "code": "' + \
+        "x = 1\\n" * 300 + '"}}'
+    ollama_server.push(Reply(chunks=[long_edit[i:i + 20] for i in range(0, len(long_edit), 20)]),
+                       Reply('{"name": "answer", "arguments": {"answer": "shout upper-cases its input."}}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "What does shout do?")
+    assert len("".join(e.text for e in of(events, "text"))) < 200  # cut right after the tool name, not 300 lines
+    assert "not for a change" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert done.text == "shout upper-cases its input."
+
+
+async def test_an_echo_of_devagents_instruction_is_not_an_answer(tmp_path: Path,
+                                                                 ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply(tool_calls=[{"name": "read_file", "arguments": {"path": "calc/ops.py"}}]),
+                       Reply("The developer asked: how many functions does calc/ops.py define? If that is done or "
+                             "you can answer now, reply in plain text without JSON."),
+                       Reply('{"name": "answer", "arguments": {"answer": "Two: add and mul."}}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "how many functions does calc/ops.py define")
+    assert "That repeats my instruction" in ollama_server.requests[2]["messages"][-1]["content"]
+    assert done.text == "Two: add and mul."

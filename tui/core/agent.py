@@ -21,6 +21,7 @@ from tui.core.errors import DevagentError, ModelError, ToolError
 from tui.core.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
+from tui.core.agent_words import is_question
 from tui.core.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
@@ -31,11 +32,9 @@ DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "an
                "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
-QUESTION = re.compile(r"^\s*(?:what|which|where|why|how|when|who|explain|describe|tell me|show me|list|count)\b",
-                      re.I)  # "does/is/can ..." only with a question mark (``do things`` is a request)
-CHANGE_REQUEST = re.compile(r"\b(?:add|change|fix|rename|remove|delete|update|write|create|implement|refactor|make|"
-                            r"modify|replace|clean|move|set|edit|convert|strip|insert|append|drop|raise|lower|"
-                            r"increase|decrease|support|export)\b", re.I)
+EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
+ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
+                  r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 MAX_VERIFY = 2
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
@@ -58,6 +57,7 @@ class _Turn:
     warned_repeat: bool = False
     nudged_repeat: bool = False
     asked_question: bool = False
+    echoed: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
@@ -89,12 +89,6 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
     if native:
         message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
     return message
-
-
-def is_question(prompt: str) -> bool:
-    """A request for an answer, not for a change ("What does f return for 0?", "Where is X defined?")."""
-    text = prompt.strip()
-    return bool(QUESTION.match(text) or text.endswith("?")) and not CHANGE_REQUEST.search(text)
 
 
 class RepeatWatch:
@@ -257,7 +251,13 @@ class Agent:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
                 return await self._final_answer(turn)
-            text, native = await self._complete(offer_tools=True, constrained=constrained)
+            sniff = EDIT_CALL if not turn.asked_question and is_question(self.prompt) else None
+            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff)
+            if sniff is not None and sniff.search(text[:400]):
+                self._append(_assistant(text, []))
+                self._remind_question(turn, text.split('"name"', 1)[-1][:40])
+                constrained = True
+                continue
             calls, errors = self._calls_from(text, native, constrained)
             message = _assistant(text, native)
             self._append(message)
@@ -275,6 +275,13 @@ class Agent:
                                     f'\nReply with ONLY one JSON object {{"name": ..., "arguments": {{...}}}} '
                                     f"using one of: {names}.")
                     turn.scratch += [message, self.messages[-1]]
+                    constrained = True
+                    continue
+                if ECHO.search(text) and not turn.echoed:  # it repeated devagent's instruction instead of answering
+                    turn.echoed = True
+                    self._ask_again("the model repeated devagent's instruction instead of answering", (
+                        f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
+                        "itself now (the facts, numbers and names), or make the change with one JSON tool call."))
                     constrained = True
                     continue
                 why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
@@ -339,10 +346,7 @@ class Agent:
         for call in calls:
             key = _call_key(call)
             if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
-                turn.asked_question = True  # a small model "answers" a question by rewriting the code it read
-                self._ask_again(f"the model proposed {call.name} for a question", (
-                    f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change "
-                    "files. Answer it in plain text from what you have read (or read more first)."))
+                self._remind_question(turn, call.name)
                 return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
@@ -383,6 +387,14 @@ class Agent:
                 if call.name in CHANGE_TOOLS:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
+
+    def _remind_question(self, turn: "_Turn", what: str) -> None:
+        """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
+        turn.asked_question = True
+        name = what.strip(' :"')
+        self._ask_again(f"the model proposed an edit ({name}) for a question", (
+            f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change files. Answer it "
+            "in plain text from what you have read (or read or run something first)."))
 
     async def _verify(self, turn: "_Turn") -> bool:
         """Run the tests that exercise this turn's unverified change; True when they failed and the model was
@@ -475,8 +487,9 @@ class Agent:
         return calls, errors
 
     # -- the model ------------------------------------------------------------------------------
-    async def _complete(self, *, offer_tools: bool, constrained: bool,
-                        fmt: dict[str, Any] | None = None) -> tuple[str, list[ToolCall]]:
+    async def _complete(self, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
+                        cut: re.Pattern[str] | None = None) -> tuple[str, list[ToolCall]]:
+        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it."""
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
@@ -499,6 +512,9 @@ class Agent:
                         if not constrained:
                             self.emit(TextDelta(chunk.text))
                     calls.extend(chunk.tool_calls)
+                    if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
+                        await _close(stream)
+                        break
                     if chunk.text and watch.looping(chunk.text):
                         await _close(stream)
                         self.emit(Notice("the model wrote the same line over and over; its reply was cut there",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tui.core.agent_words import is_question
+
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
                           r"rename|replace|update|change|add|merge|filter|trim|lower\w*|upper\w*)\b", re.I)
@@ -40,8 +42,49 @@ def data_files(prompt: str, files: list[str]) -> list[str]:
 BUG_WORDS = re.compile(r"\b(fail\w*|broken|bug\w*|regress\w*|crash\w*|error\w*|wrong)\b", re.I)
 
 
-def hints(prompt: str, files: list[str], tools: set[str]) -> list[str]:
+RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|result\w*|evaluat\w*|yield\w*)\b",
+                        re.I)
+
+
+def defined_in(repo: Path, name: str) -> str:
+    """The tracked source file whose top level defines function ``name`` ('' when none or several do)."""
+    from tui.core.repomap import RepoMap
+
+    try:
+        repo_map = RepoMap.for_repo(repo)
+        if not repo_map.entries:
+            repo_map.refresh()
+        entries = repo_map.entries
+    except Exception:  # noqa: BLE001 - an aid only
+        return ""
+    found = [p for p, e in entries.items() if f"{name}()" in e.symbols or name in e.symbols]
+    return found[0] if len(found) == 1 else ""
+
+
+def run_it(repo: Path, prompt: str, files: list[str]) -> str:
+    """For "what does f return for x": run it instead of reading 70 lines of branches (a small model misreads)."""
+    for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
+        path = defined_in(repo, name)
+        if path.endswith(".py") and "/test" not in f"/{path}":
+            parts = list(Path(path).with_suffix("").parts)
+            parts = parts[1:] if parts[0] in ("src", "lib") and len(parts) > 1 else parts
+            module = ".".join(p for p in parts if p != "__init__")
+            return (f"To see what {name} does for an input, run it: one run_python call with code like "
+                    f"from {module} import {name}; print(repr({name}(...))) with the input in place of ...")
+        if path.endswith((".js", ".mjs", ".cjs")) and "package.json" in files:
+            return (f"To see what {name} does for an input, run it: one run_command call like node -e "
+                    f"\"console.log(JSON.stringify(require('./{path}')(...)))\" (or require('./') and call its "
+                    f"{name}), with the input in place of ...")
+    return ""
+
+
+def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = None) -> list[str]:
     out: list[str] = []
+    if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
+            {"run_python", "run_command"} <= tools:
+        hint = run_it(repo, prompt, files)
+        if hint:
+            out.append(hint)
     if BUG_WORDS.search(prompt) and re.search(r"\btests?\b", prompt, re.I) and "run_tests" in tools:
         from tui.core.mentions import mentioned
         from tui.core.verify import is_test
@@ -91,6 +134,6 @@ def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], lim
     repo_map = repo_map_for(repo, prompt, map_budget(limit))
     if repo_map.strip():
         parts.append(HEADER + "\n" + repo_map.strip())
-    parts.extend(hints(prompt, files, tools))
+    parts.extend(hints(prompt, files, tools, repo))
     parts.append(project_instructions(repo, prompt, files, limit, instructions_tokens))
     return "\n\n".join(p for p in parts if p)

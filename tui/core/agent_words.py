@@ -1,0 +1,17 @@
+"""What kind of request a prompt is, from its words: the loop and the grounding both ask."""
+
+from __future__ import annotations
+
+import re
+
+QUESTION = re.compile(r"^\s*(?:what|which|where|why|how|when|who|explain|describe|tell me|show me|list|count)\b",
+                      re.I)  # "does/is/can ..." only with a question mark (``do things`` is a request)
+CHANGE_REQUEST = re.compile(r"\b(?:add|change|fix|rename|remove|delete|update|write|create|implement|refactor|make|"
+                            r"modify|replace|clean|move|set|edit|convert|strip|insert|append|drop|raise|lower|"
+                            r"increase|decrease|support|export)\b", re.I)
+
+
+def is_question(prompt: str) -> bool:
+    """A request for an answer, not for a change ("What does f return for 0?", "Where is X defined?")."""
+    text = prompt.strip()
+    return bool(QUESTION.match(text) or text.endswith("?")) and not CHANGE_REQUEST.search(text)
