@@ -173,3 +173,27 @@ async def test_an_echo_of_devagents_instruction_is_not_an_answer(tmp_path: Path,
     _, done, _ = await run_prompt(repo, ollama_server.url, "how many functions does calc/ops.py define")
     assert "That repeats my instruction" in ollama_server.requests[2]["messages"][-1]["content"]
     assert done.text == "Two: add and mul."
+
+
+BUGGY = {**FILES, "calc/ops.py": CALC.replace("return a * b", "return a * b + 1"),
+         "tests/test_ops.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
+
+
+async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_asked(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", BUGGY)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "== 6",
+                                                               "new": "== 7"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "a * b + 1",
+                                                               "new": "a * b"}}]),
+        Reply("Fixed mul."))
+    approver = ScriptedApprover([Decision("approve")] * 3)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails. Fix the bug without editing the "
+                                  "tests.", approver)
+    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "The failing test test_mul calls mul (defined in calc/ops.py)" in after_run
+    assert "the developer said not to edit the tests" in ollama_server.requests[2]["messages"][-1]["content"]
+    assert (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
+    assert "return a * b\n" in (repo / "calc/ops.py").read_text() and done.text == "Fixed mul."

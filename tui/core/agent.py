@@ -21,10 +21,11 @@ from tui.core.errors import DevagentError, ModelError, ToolError
 from tui.core.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
-from tui.core.agent_words import is_question
+from tui.core.agent_words import is_question, keeps_tests
 from tui.core.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
+from tui.core.verify import is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -348,6 +349,13 @@ class Agent:
             if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
                 self._remind_question(turn, call.name)
                 return True
+            if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
+                self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
+                                 "warning"))
+                self._append({"role": "user", "_tool": True, "content": (
+                    f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
+                    "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
+                return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
                 if error and not turn.warned_repeat:
@@ -387,6 +395,19 @@ class Agent:
                 if call.name in CHANGE_TOOLS:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
+
+    def _suspects(self, result: ToolResult) -> str:
+        """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
+        from tui.core.grounding import defined_in
+        from tui.core.suspects import hint
+        from tui.core.verify import _read, is_test
+
+        failures = (result.data.get("test_run") or {}).get("failures") or []
+        try:
+            text = hint(self.ctx.repo, failures, is_test, lambda n: defined_in(self.ctx.repo, n), _read)
+        except Exception:  # noqa: BLE001 - a hint never breaks a turn
+            return ""
+        return f"\n{text}" if text else ""
 
     def _remind_question(self, turn: "_Turn", what: str) -> None:
         """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
@@ -556,6 +577,8 @@ class Agent:
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
+        if call.name == "run_tests" and not result.ok:
+            body += self._suspects(result)
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (

@@ -47,17 +47,13 @@ RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|resul
 
 
 def defined_in(repo: Path, name: str) -> str:
-    """The tracked source file whose top level defines function ``name`` ('' when none or several do)."""
+    """The tracked source file whose top level defines ``name`` ('' when none or several do)."""
     from tui.core.repomap import RepoMap
 
     try:
-        repo_map = RepoMap.for_repo(repo)
-        if not repo_map.entries:
-            repo_map.refresh()
-        entries = repo_map.entries
+        found = RepoMap.for_repo(repo).where_defined(name)
     except Exception:  # noqa: BLE001 - an aid only
         return ""
-    found = [p for p, e in entries.items() if f"{name}()" in e.symbols or name in e.symbols]
     return found[0] if len(found) == 1 else ""
 
 
