@@ -197,3 +197,18 @@ async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_as
     assert "the developer said not to edit the tests" in ollama_server.requests[2]["messages"][-1]["content"]
     assert (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
     assert "return a * b\n" in (repo / "calc/ops.py").read_text() and done.text == "Fixed mul."
+
+
+async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
+                                                "code": "def sub(a, b):\n    return a - b\n"}}
+    export = {"name": "edit_file", "arguments": {"path": "calc/__init__.py", "old": "add, mul", "new": "add, mul, sub"}}
+    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and exported it."), Reply(tool_calls=[export]),
+                       Reply("Added sub to calc/ops.py and exported it from calc/__init__.py."))
+    approver = ScriptedApprover([Decision("approve")] * 2)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and export it in "
+                                  "calc/__init__.py", approver, fast_config(repo, verify="off"))
+    reminder = ollama_server.requests[2]["messages"][-1]["content"]
+    assert reminder.startswith("Not finished yet") and "calc/__init__.py" in reminder and "calc/ops.py," not in reminder
+    assert "sub" in (repo / "calc/__init__.py").read_text() and done.text.startswith("Added sub to calc/ops.py")

@@ -25,7 +25,7 @@ from tui.core.agent_words import is_question, keeps_tests
 from tui.core.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
-from tui.core.verify import is_test
+from tui.core.verify import changed_files, is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -59,6 +59,8 @@ class _Turn:
     nudged_repeat: bool = False
     asked_question: bool = False
     echoed: bool = False
+    touched: set[str] = field(default_factory=set)  # files this turn changed
+    parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
@@ -287,6 +289,9 @@ class Agent:
                     continue
                 why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
                 if not why:
+                    if await self._untouched(turn):
+                        constrained = True
+                        continue
                     if await self._verify(turn):
                         constrained = False
                         continue
@@ -312,9 +317,30 @@ class Agent:
             return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
-    async def _done_check(self) -> TurnDone | None:
+    async def _untouched(self, turn: "_Turn") -> bool:
+        """A change request names files this turn has not changed: say so once (True), a small model reports
+        "added and exported" after the first of three parts."""
+        if turn.parts_reminded or not turn.touched or is_question(self.prompt):
+            return False
+        from tui.core.mentions import mentioned
+        from tui.core.tools.common import repo_files
+
+        named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
+                 and not (keeps_tests(self.prompt) and is_test(p))]
+        if not named:
+            return False
+        turn.parts_reminded = True
+        self._ask_again(f"the request names {', '.join(named)}, not changed yet", (
+            f"Not finished yet: the developer asked: {_short(self.prompt)} It names {', '.join(named)}, which you "
+            "have not changed in this request. Do that part now with one JSON tool call; if it needs no change, "
+            "say why in plain text."))
+        return True
+
+    async def _done_check(self, turn: "_Turn") -> TurnDone | None:
         """After a change, ask (constrained) whether the request is complete: small models otherwise keep going
         and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
+        if await self._untouched(turn):
+            return None
         question = {"role": "user", "_tool": True, "content": (
             f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
             '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
@@ -382,8 +408,9 @@ class Agent:
                 turn.failed_change = ""
                 turn.changed = True
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
+                turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
                 if call is calls[-1] and self._checks_done(call):
-                    done = await self._done_check()
+                    done = await self._done_check(turn)
                     if done and not await self._verify(turn):
                         return done
                 continue
