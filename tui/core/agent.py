@@ -545,8 +545,9 @@ class Agent:
         self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
-        if constrained and fmt is None:
-            fmt = constrained_schema(self.tools)
+        if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
+            fmt = constrained_schema({k: v for k, v in self.tools.items()
+                                      if not (k in EDIT_TOOLS and is_question(self.prompt))})
         for attempt in range(cfg.retries + 1):
             parts: list[str] = []
             calls: list[ToolCall] = []
