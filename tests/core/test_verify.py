@@ -212,3 +212,18 @@ async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, o
     reminder = ollama_server.requests[2]["messages"][-1]["content"]
     assert reminder.startswith("Not finished yet") and "calc/__init__.py" in reminder and "calc/ops.py," not in reminder
     assert "sub" in (repo / "calc/__init__.py").read_text() and done.text.startswith("Added sub to calc/ops.py")
+
+
+async def test_a_definition_replaced_unread_is_shown_first(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    blind = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "mul",
+                                                  "code": "def mul(a, b):\n    return a * b * 1\n"}}
+    ollama_server.push(Reply(tool_calls=[blind]), Reply(tool_calls=[blind]), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, _, _ = await run_prompt(repo, ollama_server.url, "make mul multiply by one too", approver,
+                                    fast_config(repo, verify="off"))
+    shown = [(e.name, e.arguments, e.source) for e in of(events, "tool_call")]
+    assert shown == [("outline", {"path": "calc/ops.py", "symbol": "mul"}, "auto"),
+                     ("edit_symbol", blind["arguments"], "native")]
+    assert "You had not read mul yet" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert [p.tool for p in approver.asked] == ["edit_symbol"] and "* 1" in (repo / "calc/ops.py").read_text()

@@ -60,6 +60,7 @@ class _Turn:
     asked_question: bool = False
     echoed: bool = False
     touched: set[str] = field(default_factory=set)  # files this turn changed
+    shown_defs: set[tuple[str, str]] = field(default_factory=set)  # definitions shown before a blind replace
     parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
@@ -151,6 +152,7 @@ class Agent:
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
         self.verifying = True
+        self._reads = set()
         self.last_result: ToolResult | None = None
         native = config.model.native_tools
         self.native_tools = info.supports_tools and native != "off" and (
@@ -186,6 +188,7 @@ class Agent:
         self.turns += 1
         self.prompt = prompt
         self.verifying = verify
+        self._reads: set[str] = set()  # files read and definitions outlined in this turn
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -382,6 +385,8 @@ class Agent:
                     f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
                     "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
                 return True
+            if call.name == "edit_symbol" and await self._show_before_replace(call, turn):
+                return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
                 if error and not turn.warned_repeat:
@@ -422,6 +427,27 @@ class Agent:
                 if call.name in CHANGE_TOOLS:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
+
+    async def _show_before_replace(self, call: ToolCall, turn: "_Turn") -> bool:
+        """edit_symbol replacing a definition the model has not read in this turn: show it that code first, once
+        (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
+        path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
+        if not path or not symbol or path in self._reads or f"{path}::{symbol}" in self._reads \
+                or (path, symbol) in turn.shown_defs:
+            return False
+        from tui.core.symbols import find, outline_of
+        from tui.core.verify import _read
+
+        if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
+            return False  # a new definition: nothing to read first
+        turn.shown_defs.add((path, symbol))
+        self.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
+        await self._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
+        self._append({"role": "user", "_tool": True, "content": (
+            f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(self.prompt)} "
+            f"Now send the edit_symbol call again, written from that code: keep what must stay, change only what "
+            "the request needs (or use edit_file for a few lines).")})
+        return True
 
     def _suspects(self, result: ToolResult) -> str:
         """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
@@ -601,6 +627,10 @@ class Agent:
         else:
             result = await self.run_tool(spec, call, call_id)
         self.last_result = result
+        if result.ok and call.name == "read_file":
+            self._reads.add(str(call.arguments.get("path", "")))
+        elif result.ok and call.name == "outline" and call.arguments.get("symbol"):
+            self._reads.add(f'{call.arguments.get("path", "")}::{call.arguments.get("symbol")}')
         budget = self.config.limits.tool_output_tokens * CHARS_PER_TOKEN
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
