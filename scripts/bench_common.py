@@ -312,5 +312,7 @@ def run_agent(repo: Path, prompt: str, model_file: Path | None, *, config: Path,
             continue
         if isinstance(event, dict):
             events.append(event)
-    answer = "\n".join(str(e.get("text", "")) for e in events if e.get("type") in ("text_done", "turn_done"))
+    # The answer is what the turn ended with: text the model streamed along the way (tool calls it wrote as
+    # JSON, "let me read the file") is not an answer, and a path inside a call must not pass a "where" check.
+    answer = "\n".join(str(e.get("text", "")) for e in events if e.get("type") == "turn_done")
     return Outcome(events, answer, proc.returncode, seconds, out, err, timed_out)

@@ -114,11 +114,13 @@ async def test_unknown_tool_is_reported_not_fatal(repo: Path, ollama_server: Scr
 
 async def test_repeated_identical_call_is_not_run_twice(repo: Path, ollama_server: ScriptedOllama) -> None:
     same = Reply(tool_calls=[call("git_status")])
-    ollama_server.push(same, same, Reply('{"answer": "All clean."}'))
+    ollama_server.push(same, same, same, Reply('{"answer": "All clean."}'))
     events, done, _ = await run_prompt(repo, ollama_server.url, "status?")
     assert done.reason == "limit" and done.text == "All clean."
     assert len(of(events, "tool_result")) == 1
-    final = ollama_server.requests[2]
+    nudged = ollama_server.requests[2]  # the first repeat points ahead once (a re-read of what it has)
+    assert "You already have the result of that git_status call" in sent_text(nudged) and nudged.get("format")
+    final = ollama_server.requests[3]
     assert not final.get("tools") and final["format"]["required"] == ["answer"], "tools withdrawn, answer forced"
     assert "status?" in sent_text(final), "the request is restated"
 
@@ -203,7 +205,7 @@ async def test_a_guessed_path_gets_the_real_one_suggested(repo: Path, ollama_ser
 
 async def test_alternating_calls_count_as_a_loop(repo: Path, ollama_server: ScriptedOllama) -> None:
     a, b = Reply(tool_calls=[call("git_status")]), Reply(tool_calls=[call("git_log")])
-    ollama_server.push(a, b, a, Reply('{"answer": "Clean, one commit."}'))
+    ollama_server.push(a, b, a, b, Reply('{"answer": "Clean, one commit."}'))
     events, done, _ = await run_prompt(repo, ollama_server.url, "status?")
     assert done.reason == "limit" and done.text == "Clean, one commit."
     assert [e.name for e in of(events, "tool_result")] == ["git_status", "git_log"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -264,3 +265,22 @@ def test_js_templates_keep_their_whitespace_and_unbalanced_code_is_refused() -> 
         splice_js(STORE_JS, "parse", "function parse(text) {\n  return 1;\n", "store.js")
     with pytest.raises(ToolError, match="there is no class Nope"):
         splice_js(STORE_JS, "Nope.x", "x() {}", "store.js")
+
+
+def test_a_long_function_is_not_replaced_by_a_stranger(tmp_path: "Path") -> None:
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.core.tools.base import ToolContext
+    from tui.core.tools.edit_symbol import propose
+
+    body = "".join(f"    step_{i} = value + {i}\n" for i in range(30))
+    repo = make_repo(tmp_path / "r", {"m.py": f"def parse(value):\n{body}    return value\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    stranger = "def parse(obj):\n    return str(obj)\n"
+    with pytest.raises(ToolError, match=r"replace all 32 lines of parse .* keep none of its code"):
+        asyncio.run(propose(ctx, {"path": "m.py", "symbol": "parse", "code": stranger}))
+    changed = body.replace("value + 3\n", "value - 3\n")
+    tweak = f"def parse(value):\n{changed}    return value * 2\n"
+    assert asyncio.run(propose(ctx, {"path": "m.py", "symbol": "parse", "code": tweak})).diff

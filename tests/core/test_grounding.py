@@ -77,3 +77,11 @@ async def test_a_named_source_file_too_big_to_read_is_outlined_up_front(tmp_path
     auto = [e for e in events if e.type == "tool_call" and e.source == "auto"]
     assert [(e.name, e.arguments) for e in auto] == [("outline", {"path": "shop/big.py"})]
     assert "200 functions" in "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+
+
+async def test_what_a_function_returns_is_found_by_running_it(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", {**FILES, "src/shop/units.py": "def grams(kg):\n    return kg * 1000\n"})
+    ollama_server.push(Reply("1000."))
+    await run_prompt(repo, ollama_server.url, "What does grams return for 1?")
+    text = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+    assert "from shop.units import grams; print(repr(grams(...)))" in text

@@ -36,7 +36,7 @@ def test_a_file_outline_and_one_symbol_source(tmp_path: Path) -> None:
     result = call(repo, path="src/shop/cart.py")
     assert result.ok and result.output.splitlines() == [
         "src/shop/cart.py: 13 lines; 1 class, 1 function",
-        "class Cart (lines 1-9; 3 methods): __init__ 2, add 5, total 8",
+        "class Cart (lines 1-9; 3 methods (2 public, 1 special __x__)): __init__ 2, add 5, total 8",
         "functions (1): empty 12-13"]
     assert result.summary == "outline src/shop/cart.py: 1 class, 1 function"
     one = call(repo, path="src/shop/cart.py", symbol="Cart.total")

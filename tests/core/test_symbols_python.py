@@ -114,10 +114,10 @@ def line_of(fragment: str, text: str = LIBRARY) -> int:
 def test_the_outline_counts_each_name_once_and_marks_overloads_and_properties() -> None:
     text = render(outline_of("src/settings/config.py", LIBRARY))
     first, config_line = text.splitlines()[0], next(line for line in text.splitlines() if "class Config " in line)
-    assert first.startswith("src/settings/config.py: ") and "1 class, 3 functions, 2 constants" in first
+    assert first.startswith("src/settings/config.py: ") and "1 class, 3 functions (2 public, 1 private), 2 constants" in first
     end = line_of('return "meta"')
     assert f"(lines {line_of('class Config:')}-{end};" in config_line
-    assert "7 methods, 2 fields, 1 class" in config_line
+    assert "7 methods (3 public, 4 special __x__), 2 fields, 1 class" in config_line
     get, name = line_of("    @overload"), line_of("    @property")
     for item in ("__init__ ", f"get {get} (2 overloads)", "__getitem__ ", "__iter__ ", "__len__ ",
                  f"name {name} (property with setter)", f"parse {line_of('@staticmethod')} (static)"):

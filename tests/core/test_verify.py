@@ -102,7 +102,7 @@ async def test_out_of_steps_or_time_the_model_still_answers(tmp_path: Path, olla
     _, done, _ = await run_prompt(repo, ollama_server.url, "where is mul?", config=fast_config(repo, max_steps=2))
     assert done.reason == "limit" and done.text == "add and mul live in calc/ops.py."
     assert ollama_server.requests[-1]["format"]["required"] == ["answer"]
-    assert "last of the 2 steps" in ollama_server.requests[-1]["messages"][-1]["content"]
+    assert ollama_server.requests[-1]["messages"][-1]["content"].startswith("No more tool calls.")
     slow = [Reply(tool_calls=[{"name": "read_file", "arguments": {"path": p}}], delay=0.4, chunks=["", ""])
             for p in FILES]
     ollama_server.push(slow[0], Reply('{"answer": "I have changed it."}'))
@@ -119,3 +119,111 @@ async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server
     await run_prompt(repo, ollama_server.url, "run the tests", approver)
     assert "-k" not in approver.asked[0].command.split()
     assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-1]["content"]
+
+
+async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    looping = '{"name": "write_file", "arguments": {"path": "x.py", "content": "' + \
+        "self.assertEqual(f(1), 1)\\n" * 400 + '"}}'
+    ollama_server.push(Reply(chunks=[looping[i:i + 40] for i in range(0, len(looping), 40)], delay=0.005),
+                       Reply("Sorry, I cannot."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "write x.py")
+    assert "the model wrote the same line over and over" in " ".join(n.message for n in of(events, "notice"))
+    shown = "".join(e.text for e in of(events, "text"))
+    assert shown.count("self.assertEqual(f(1), 1)") < 12  # cut after a few repeats, not 400
+    assert done.text == "Sorry, I cannot." and not (repo / "x.py").exists()
+
+
+async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tui.core.agent import is_question
+
+    assert is_question("What does shout return for 'a'?") and is_question("Where is mul defined")
+    assert not is_question("Can you add a bang to shout?") and not is_question("Fix the failing test")
+    repo = fx.build(tmp_path / "repo", FILES)
+    edit = {"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout", "code": "def shout(s):\n"
+                                                 "    return s.upper()  # returns 'A'\n"}}
+    ollama_server.push(Reply(tool_calls=[edit]), Reply('{"name": "answer", "arguments": {"answer": "It returns A."}}'))
+    approver = ScriptedApprover([Decision("approve")])
+    _, done, _ = await run_prompt(repo, ollama_server.url, "What does shout return for 'a'?", approver)
+    assert approver.asked == [] and done.text == "It returns A."
+    assert "The developer asked a question, not for a change" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
+
+
+async def test_an_edit_written_for_a_question_is_cut_while_it_streams(tmp_path: Path,
+                                                                      ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    long_edit = '{"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout", "code": "' + \
+        "x = 1\\n" * 300 + '"}}'
+    ollama_server.push(Reply(chunks=[long_edit[i:i + 20] for i in range(0, len(long_edit), 20)]),
+                       Reply('{"name": "answer", "arguments": {"answer": "shout upper-cases its input."}}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "What does shout do?")
+    assert len("".join(e.text for e in of(events, "text"))) < 200  # cut right after the tool name, not 300 lines
+    assert "not for a change" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert done.text == "shout upper-cases its input."
+
+
+async def test_an_echo_of_devagents_instruction_is_not_an_answer(tmp_path: Path,
+                                                                 ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply(tool_calls=[{"name": "read_file", "arguments": {"path": "calc/ops.py"}}]),
+                       Reply("The developer asked: how many functions does calc/ops.py define? If that is done or "
+                             "you can answer now, reply in plain text without JSON."),
+                       Reply('{"name": "answer", "arguments": {"answer": "Two: add and mul."}}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "how many functions does calc/ops.py define")
+    assert "That repeats my instruction" in ollama_server.requests[2]["messages"][-1]["content"]
+    assert done.text == "Two: add and mul."
+
+
+BUGGY = {**FILES, "calc/ops.py": CALC.replace("return a * b", "return a * b + 1"),
+         "tests/test_ops.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
+
+
+async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_asked(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", BUGGY)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "== 6",
+                                                               "new": "== 7"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "a * b + 1",
+                                                               "new": "a * b"}}]),
+        Reply("Fixed mul."))
+    approver = ScriptedApprover([Decision("approve")] * 3)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails. Fix the bug without editing the "
+                                  "tests.", approver)
+    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "The failing test test_mul calls mul (defined in calc/ops.py)" in after_run
+    assert "the developer said not to edit the tests" in ollama_server.requests[2]["messages"][-1]["content"]
+    assert (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
+    assert "return a * b\n" in (repo / "calc/ops.py").read_text() and done.text == "Fixed mul."
+
+
+async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
+                                                "code": "def sub(a, b):\n    return a - b\n"}}
+    export = {"name": "edit_file", "arguments": {"path": "calc/__init__.py", "old": "add, mul", "new": "add, mul, sub"}}
+    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and exported it."), Reply(tool_calls=[export]),
+                       Reply("Added sub to calc/ops.py and exported it from calc/__init__.py."))
+    approver = ScriptedApprover([Decision("approve")] * 2)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and export it in "
+                                  "calc/__init__.py", approver, fast_config(repo, verify="off"))
+    reminder = ollama_server.requests[2]["messages"][-1]["content"]
+    assert reminder.startswith("Not finished yet") and "calc/__init__.py" in reminder and "calc/ops.py," not in reminder
+    assert "sub" in (repo / "calc/__init__.py").read_text() and done.text.startswith("Added sub to calc/ops.py")
+
+
+async def test_a_definition_replaced_unread_is_shown_first(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    blind = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "mul",
+                                                  "code": "def mul(a, b):\n    return a * b * 1\n"}}
+    ollama_server.push(Reply(tool_calls=[blind]), Reply(tool_calls=[blind]), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    events, _, _ = await run_prompt(repo, ollama_server.url, "make mul multiply by one too", approver,
+                                    fast_config(repo, verify="off"))
+    shown = [(e.name, e.arguments, e.source) for e in of(events, "tool_call")]
+    assert shown == [("outline", {"path": "calc/ops.py", "symbol": "mul"}, "auto"),
+                     ("edit_symbol", blind["arguments"], "native")]
+    assert "You had not read mul yet" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert [p.tool for p in approver.asked] == ["edit_symbol"] and "* 1" in (repo / "calc/ops.py").read_text()

@@ -21,15 +21,21 @@ from tui.core.errors import DevagentError, ModelError, ToolError
 from tui.core.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
+from tui.core.agent_words import is_question, keeps_tests
 from tui.core.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
+from tui.core.verify import changed_files, is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
                "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
+EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
+EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
+ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
+                  r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 MAX_VERIFY = 2
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
@@ -50,6 +56,12 @@ class _Turn:
     failed_change: str = ""
     pushed_back: bool = False
     warned_repeat: bool = False
+    nudged_repeat: bool = False
+    asked_question: bool = False
+    echoed: bool = False
+    touched: set[str] = field(default_factory=set)  # files this turn changed
+    shown_defs: set[tuple[str, str]] = field(default_factory=set)  # definitions shown before a blind replace
+    parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
@@ -83,6 +95,39 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
     return message
 
 
+class RepeatWatch:
+    """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
+    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines."""
+
+    REPEATS = 6
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.last = ""
+        self.count = 0
+
+    def looping(self, text: str) -> bool:
+        self.tail += text
+        pieces = re.split(r"\n|\\n", self.tail)
+        self.tail = pieces.pop()  # the line still being written
+        for piece in pieces:
+            line = piece.strip()
+            if len(line) < 4:
+                continue  # blank lines, braces: repeating those is normal
+            self.count = self.count + 1 if line == self.last else 1
+            self.last = line
+        return self.count >= self.REPEATS
+
+
+async def _close(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
+            pass
+
+
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
@@ -107,6 +152,7 @@ class Agent:
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
         self.verifying = True
+        self._reads = set()
         self.last_result: ToolResult | None = None
         native = config.model.native_tools
         self.native_tools = info.supports_tools and native != "off" and (
@@ -142,6 +188,7 @@ class Agent:
         self.turns += 1
         self.prompt = prompt
         self.verifying = verify
+        self._reads: set[str] = set()  # files read and definitions outlined in this turn
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -209,8 +256,16 @@ class Agent:
             if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
-                return await self._final_answer("Time is up for this request.", turn)
-            text, native = await self._complete(offer_tools=True, constrained=constrained)
+                return await self._final_answer(turn)
+            sniff = EDIT_CALL if not turn.asked_question and is_question(self.prompt) else None
+            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff)
+            if sniff is not None and sniff.search(text[:400]):
+                if not constrained:  # the streamed start of the cut call ends as a reply; its call is not shown
+                    self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
+                self._append(_assistant(text, []))
+                self._remind_question(turn, text.split('"name"', 1)[-1][:40])
+                constrained = True
+                continue
             calls, errors, shown = self._calls_from(text, native, constrained)
             if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
                 self.emit(TextDone(text, shown))
@@ -232,8 +287,18 @@ class Agent:
                     turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
+                if ECHO.search(text) and not turn.echoed:  # it repeated devagent's instruction instead of answering
+                    turn.echoed = True
+                    self._ask_again("the model repeated devagent's instruction instead of answering", (
+                        f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
+                        "itself now (the facts, numbers and names), or make the change with one JSON tool call."))
+                    constrained = True
+                    continue
                 why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
                 if not why:
+                    if await self._untouched(turn):
+                        constrained = True
+                        continue
                     if await self._verify(turn):
                         constrained = False
                         continue
@@ -251,8 +316,7 @@ class Agent:
             constrained = outcome
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
                          "warning"))
-        return await self._final_answer(f"That was the last of the {cfg.max_steps} steps this request may take.",
-                                        turn)
+        return await self._final_answer(turn)
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -260,9 +324,30 @@ class Agent:
             return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
-    async def _done_check(self) -> TurnDone | None:
+    async def _untouched(self, turn: "_Turn") -> bool:
+        """A change request names files this turn has not changed: say so once (True), a small model reports
+        "added and exported" after the first of three parts."""
+        if turn.parts_reminded or not turn.touched or is_question(self.prompt):
+            return False
+        from tui.core.mentions import mentioned
+        from tui.core.tools.common import repo_files
+
+        named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
+                 and not (keeps_tests(self.prompt) and is_test(p))]
+        if not named:
+            return False
+        turn.parts_reminded = True
+        self._ask_again(f"the request names {', '.join(named)}, not changed yet", (
+            f"Not finished yet: the developer asked: {_short(self.prompt)} It names {', '.join(named)}, which you "
+            "have not changed in this request. Do that part now with one JSON tool call; if it needs no change, "
+            "say why in plain text."))
+        return True
+
+    async def _done_check(self, turn: "_Turn") -> TurnDone | None:
         """After a change, ask (constrained) whether the request is complete: small models otherwise keep going
         and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
+        if await self._untouched(turn):
+            return None
         question = {"role": "user", "_tool": True, "content": (
             f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
             '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
@@ -294,6 +379,18 @@ class Agent:
         """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
         for call in calls:
             key = _call_key(call)
+            if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
+                self._remind_question(turn, call.name)
+                return True
+            if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
+                self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
+                                 "warning"))
+                self._append({"role": "user", "_tool": True, "content": (
+                    f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
+                    "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
+                return True
+            if call.name == "edit_symbol" and await self._show_before_replace(call, turn):
+                return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
                 if error and not turn.warned_repeat:
@@ -302,9 +399,17 @@ class Agent:
                         f"You made this exact {call.name} call before and it failed: {error} It will fail again. "
                         "Make a different call (read_file shows a file's exact text), or answer in plain text."))
                     return True
+                spec = self.tools.get(call.name)
+                if not error and not turn.nudged_repeat and spec is not None and spec.read_only:
+                    turn.nudged_repeat = True  # often a re-read of what devagent read up front: point ahead once
+                    self._ask_again(f"the model repeated {call.name}", (
+                        f"You already have the result of that {call.name} call above; it will not change. Take "
+                        f"the next step the request needs. The developer asked: {_short(self.prompt)} Make the "
+                        "change itself (edit_symbol adds or replaces a whole function, method or test; edit_file "
+                        "changes a few lines), another call, or answer in plain text."))
+                    return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(
-                    f"You already called {call.name} with these arguments and got the result above.", turn)
+                return await self._final_answer(turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
@@ -312,8 +417,9 @@ class Agent:
                 turn.failed_change = ""
                 turn.changed = True
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
+                turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
                 if call is calls[-1] and self._checks_done(call):
-                    done = await self._done_check()
+                    done = await self._done_check(turn)
                     if done and not await self._verify(turn):
                         return done
                 continue
@@ -325,6 +431,48 @@ class Agent:
                 if call.name in CHANGE_TOOLS:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
+
+    async def _show_before_replace(self, call: ToolCall, turn: "_Turn") -> bool:
+        """edit_symbol replacing a definition the model has not read in this turn: show it that code first, once
+        (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
+        path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
+        if not path or not symbol or path in self._reads or f"{path}::{symbol}" in self._reads \
+                or (path, symbol) in turn.shown_defs:
+            return False
+        from tui.core.symbols import find, outline_of
+        from tui.core.verify import _read
+
+        if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
+            return False  # a new definition: nothing to read first
+        turn.shown_defs.add((path, symbol))
+        self.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
+        await self._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
+        self._append({"role": "user", "_tool": True, "content": (
+            f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(self.prompt)} "
+            f"Now send the edit_symbol call again, written from that code: keep what must stay, change only what "
+            "the request needs (or use edit_file for a few lines).")})
+        return True
+
+    def _suspects(self, result: ToolResult) -> str:
+        """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
+        from tui.core.grounding import defined_in
+        from tui.core.suspects import hint
+        from tui.core.verify import _read, is_test
+
+        failures = (result.data.get("test_run") or {}).get("failures") or []
+        try:
+            text = hint(self.ctx.repo, failures, is_test, lambda n: defined_in(self.ctx.repo, n), _read)
+        except Exception:  # noqa: BLE001 - a hint never breaks a turn
+            return ""
+        return f"\n{text}" if text else ""
+
+    def _remind_question(self, turn: "_Turn", what: str) -> None:
+        """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
+        turn.asked_question = True
+        name = what.strip(' :"')
+        self._ask_again(f"the model proposed an edit ({name}) for a question", (
+            f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change files. Answer it "
+            "in plain text from what you have read (or read or run something first)."))
 
     async def _verify(self, turn: "_Turn") -> bool:
         """Run the tests that exercise this turn's unverified change; True when they failed and the model was
@@ -370,11 +518,14 @@ class Agent:
             return "you said a change was made, but no file was changed in this turn"
         return ""
 
-    async def _final_answer(self, why: str, turn: "_Turn") -> TurnDone:
+    async def _final_answer(self, turn: "_Turn") -> TurnDone:
         """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
+        # Why the turn stops is said to the developer (a notice), not to the model: a small model copies
+        # "You already called X..." into its answer.
         self._append({"role": "user", "_tool": True, "content":
-                      f"{why} Stop calling tools. The developer asked: {_short(self.prompt)} Answer now from what "
-                      "you have seen; say plainly what you did not finish."})
+                      f"No more tool calls. The developer asked: {_short(self.prompt)} Answer the developer now, "
+                      "in one or two sentences, from what you have seen: what you found or changed, and plainly "
+                      "what you could not do."})
         text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()
@@ -416,8 +567,9 @@ class Agent:
         return calls, errors, parsed.text if calls else text
 
     # -- the model ------------------------------------------------------------------------------
-    async def _complete(self, *, offer_tools: bool, constrained: bool,
-                        fmt: dict[str, Any] | None = None) -> tuple[str, list[ToolCall]]:
+    async def _complete(self, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
+                        cut: re.Pattern[str] | None = None) -> tuple[str, list[ToolCall]]:
+        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it."""
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
@@ -425,20 +577,30 @@ class Agent:
         self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
         if trimmed:
             self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
-        if constrained and fmt is None:
-            fmt = constrained_schema(self.tools)
+        if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
+            fmt = constrained_schema({k: v for k, v in self.tools.items()
+                                      if not (k in EDIT_TOOLS and is_question(self.prompt))})
         for attempt in range(cfg.retries + 1):
             parts: list[str] = []
             calls: list[ToolCall] = []
             try:
                 stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
                                                   num_ctx=self.limit)  # one size: a new num_ctx reloads the model
+                watch = RepeatWatch()
                 async for chunk in stream:
                     if chunk.text:
                         parts.append(chunk.text)
                         if not constrained:
                             self.emit(TextDelta(chunk.text))
                     calls.extend(chunk.tool_calls)
+                    if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
+                        await _close(stream)
+                        break
+                    if chunk.text and watch.looping(chunk.text):
+                        await _close(stream)
+                        self.emit(Notice("the model wrote the same line over and over; its reply was cut there",
+                                         "warning"))
+                        break
             except ModelError as err:
                 partial = "".join(parts)
                 self.emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
@@ -469,10 +631,16 @@ class Agent:
         else:
             result = await self.run_tool(spec, call, call_id)
         self.last_result = result
+        if result.ok and call.name == "read_file":
+            self._reads.add(str(call.arguments.get("path", "")))
+        elif result.ok and call.name == "outline" and call.arguments.get("symbol"):
+            self._reads.add(f'{call.arguments.get("path", "")}::{call.arguments.get("symbol")}')
         budget = self.config.limits.tool_output_tokens * CHARS_PER_TOKEN
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
+        if call.name == "run_tests" and not result.ok:
+            body += self._suspects(result)
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (

@@ -225,6 +225,14 @@ class RepoMap:
             return []
         return symbols_for(path, data.decode("utf-8", "replace")) if size <= MAX_FILE_BYTES else []
 
+    def where_defined(self, name: str) -> list[str]:
+        """Tracked files whose top level defines function or class ``name`` (the map's own symbols)."""
+        if not self.entries:
+            self.refresh()
+        return [p for p, e in self.entries.items()
+                if f"{name}()" in e.symbols or f"class {name}" in e.symbols
+                or any(s.startswith(f"class {name} [") for s in e.symbols) or name in e.symbols]
+
     def recent(self, limit: int = 30) -> dict[str, float]:
         """Recency weight: files changed in the work tree, then files in the last commits."""
         weights: dict[str, float] = {}

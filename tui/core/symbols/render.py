@@ -22,6 +22,18 @@ def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else PLURAL.get(kind, kind + 's')}"
 
 
+def _count_split(names: list[str], kind: str) -> str:
+    """``9 functions (8 public, 1 private)``: a question about "public" ones needs no counting by hand."""
+    text = _count(len(names), kind)
+    special = sum(n.startswith("__") and n.endswith("__") for n in names)
+    private = sum(n.startswith(("_", "#")) for n in names) - special
+    if not special and not private:
+        return text
+    parts = [f"{len(names) - special - private} public"] + ([f"{special} special __x__"] if special else []) + \
+        ([f"{private} private"] if private else [])
+    return f"{text} ({', '.join(parts)})"
+
+
 def _mark_list(group: list[Symbol]) -> list[str]:
     """'3 overloads', 'property', 'async', 'exported' ... for a group of same-named definitions."""
     marks: list[str] = []
@@ -68,7 +80,7 @@ def _class_lines(sym: Symbol, depth: int = 0) -> list[str]:
     methods = [g for g in members if g[0].kind == "method"]
     fields = [g for g in members if g[0].kind == "field"]
     nested = [g[0] for g in members if g[0].kind == "class"]
-    counts = [_count(len(methods), "method")] + ([_count(len(fields), "field")] if fields else []) + \
+    counts = [_count_split([g[0].name for g in methods], "method")] + ([_count(len(fields), "field")] if fields else []) + \
         ([_count(len(nested), "class")] if nested else [])
     pad = "  " * depth
     head = pad + _title([sym], counts)
@@ -82,10 +94,11 @@ def _class_lines(sym: Symbol, depth: int = 0) -> list[str]:
 
 def header(outline: Outline) -> str:
     tops = groups(outline.symbols)
-    counts: dict[str, int] = {}
+    names: dict[str, list[str]] = {}
     for group in tops:
-        counts[group[0].kind] = counts.get(group[0].kind, 0) + 1
-    parts = [_count(counts[k], k) for k in KIND_ORDER if counts.get(k)]
+        names.setdefault(group[0].kind, []).append(group[0].name)
+    parts = [_count_split(names[k], k) if k in ("function", "class") else _count(len(names[k]), k)
+             for k in KIND_ORDER if names.get(k)]
     tests = sum(1 for g in tops if g[0].kind == "function" and g[0].name.startswith("test"))
     tests += sum(1 for g in tops if g[0].kind == "class" for m in groups(g[0].children)
                  if m[0].kind == "method" and m[0].name.startswith("test"))

@@ -48,12 +48,32 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         raise ToolError(f"{rel} is binary; it cannot be edited as text")
     text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
     done = splice(rel, text, symbol, code)
+    if done.action == "replaced":
+        _refuse_a_stranger(rel, text, done.qualname, code)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
     proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
     if done.note:
         proposal.summary = f"{proposal.summary[:-1]}; {done.note})"
     return proposal
+
+
+def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
+    """A long definition replaced by short code that keeps none of its lines is a small model pasting another
+    function under this name (a 177-line parse() became unparse's body): refused, with what to do."""
+    from tui.core.tools.edits import kept_lines
+
+    found = [sym for sym in walk(outline_of(rel, text).symbols) if sym.qualname == qualname]
+    if not found:
+        return
+    sym = found[0]
+    body = "\n".join(text.splitlines()[sym.start - 1:sym.end])
+    kept, total = kept_lines(body, code)
+    new_lines = sum(1 for line in code.splitlines() if line.strip())
+    if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4:
+        raise ToolError(f"That would replace all {total} lines of {qualname} ({rel} lines {sym.start}-{sym.end}) with "
+                        f"{new_lines} lines that keep none of its code, so nothing was changed. To change a few "
+                        f"lines of it use edit_file; outline(path=\"{rel}\", symbol=\"{qualname}\") shows its code.")
 
 
 def _added_lines(patch: str) -> list[tuple[int, int]]:
