@@ -61,4 +61,4 @@ def test_fix_loop_stops_at_the_limit(tmp_path: Path, ollama_server: ScriptedOlla
     out = fix_cli(repo, ollama_server.url, "--yes", "--attempts", "2")
     assert out.returncode != 0
     assert "fix attempt 2/2" in out.stdout and "stopped: limit after 2 attempt" in out.stdout
-    assert "return [a, b]" in (repo / "calc.py").read_text()
+    assert "return [a, b]" in (repo / "calc.py").read_text(), out.stdout

@@ -139,6 +139,10 @@ async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: 
 
     assert is_question("What does shout return for 'a'?") and is_question("Where is mul defined")
     assert not is_question("Can you add a bang to shout?") and not is_question("Fix the failing test")
+    # a change verb that does not start a clause is part of the question, not a request
+    assert is_question("What value is DEFAULT_TIMEOUT set to in config.py?")
+    assert is_question("Which tests fail after the update?")
+    assert not is_question("Where is the bug? Fix it.") and not is_question("List the files and delete the rest")
     repo = fx.build(tmp_path / "repo", FILES)
     edit = {"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout", "code": "def shout(s):\n"
                                                  "    return s.upper()  # returns 'A'\n"}}
@@ -227,3 +231,29 @@ async def test_a_definition_replaced_unread_is_shown_first(tmp_path: Path, ollam
                      ("edit_symbol", blind["arguments"], "native")]
     assert "You had not read mul yet" in ollama_server.requests[1]["messages"][-1]["content"]
     assert [p.tool for p in approver.asked] == ["edit_symbol"] and "* 1" in (repo / "calc/ops.py").read_text()
+
+
+async def test_a_named_file_left_unchanged_is_pointed_out_once_but_not_a_failing_tests_file(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    shout = {"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout",
+                                                  "code": "def shout(s):\n    return s.upper() + '!'\n"}}
+    ollama_server.push(Reply(tool_calls=[shout]), Reply("Done: added the bang and exported shout."),
+                       Reply("Exporting it needs no change."))
+    approver = ScriptedApprover([Decision("approve")] * 3)
+    config = fast_config(repo)
+    config.model.verify = "off"
+    await run_prompt(repo, ollama_server.url, "Add a bang to shout in calc/text.py and export it from "
+                     "calc/__init__.py", approver, config)
+    told = [m["content"] for r in ollama_server.requests for m in r["messages"] if m["role"] == "user"]
+    assert sum("It names calc/__init__.py, which you have not changed" in t for t in told) == 1
+
+    ollama_server.requests.clear()
+    repo = fx.build(tmp_path / "repo2", FILES)
+    fix = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "mul",
+                                                "code": "def mul(a, b):\n    return a * b * 1\n"}}
+    ollama_server.push(Reply(tool_calls=[fix]), Reply("Fixed mul."))
+    await run_prompt(repo, ollama_server.url, "tests/test_ops.py::test_mul fails: fix mul in calc/ops.py",
+                     ScriptedApprover([Decision("approve")] * 2), config)
+    told = [m["content"] for r in ollama_server.requests for m in r["messages"] if m["role"] == "user"]
+    assert not any("which you have not changed" in t for t in told)  # where a failure shows is not a target

@@ -34,6 +34,8 @@ def _load_bench() -> object:
     import importlib.util
 
     path = Path(__file__).resolve().parents[2] / "scripts" / "bench_model.py"
+    if str(path.parent) not in sys.path:  # bench_model imports its sibling bench_common, as when run as a script
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location("bench_model", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

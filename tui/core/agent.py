@@ -21,7 +21,7 @@ from tui.core.errors import DevagentError, ModelError, ToolError
 from tui.core.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
-from tui.core.agent_words import is_question, keeps_tests
+from tui.core.agent_words import is_question, keeps_tests, wants_test_change
 from tui.core.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
@@ -333,7 +333,7 @@ class Agent:
         from tui.core.tools.common import repo_files
 
         named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
-                 and not (keeps_tests(self.prompt) and is_test(p))]
+                 and not (is_test(p) and not wants_test_change(self.prompt))]
         if not named:
             return False
         turn.parts_reminded = True
