@@ -257,3 +257,16 @@ async def test_a_named_file_left_unchanged_is_pointed_out_once_but_not_a_failing
                      ScriptedApprover([Decision("approve")] * 2), config)
     told = [m["content"] for r in ollama_server.requests for m in r["messages"] if m["role"] == "user"]
     assert not any("which you have not changed" in t for t in told)  # where a failure shows is not a target
+
+
+async def test_a_grounding_hint_sent_back_as_the_answer_is_not_an_answer(tmp_path: Path,
+                                                                          ollama_server: ScriptedOllama) -> None:
+    """Seen in the app: asked what a function returns, the model answered with devagent's own 'run it' hint."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply("To see what shout does for an input, run it: one run_python call with code like from "
+                             "calc.text import shout; print(repr(shout(...))) with the input in place of ..."),
+                       Reply('{"name": "answer", "arguments": {"answer": "shout returns \'A\' for \'a\'."}}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "What does shout return for 'a'?")
+    assert "run_python call" in ollama_server.requests[0]["messages"][-1]["content"]  # the hint was given
+    assert "That repeats my instruction" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert done.text == "shout returns 'A' for 'a'."

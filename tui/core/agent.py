@@ -12,6 +12,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from tui.core import context, instructions
@@ -287,11 +288,12 @@ class Agent:
                     turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
-                if ECHO.search(text) and not turn.echoed:  # it repeated devagent's instruction instead of answering
+                if not turn.echoed and self._echoes(text):  # it repeated devagent's instruction instead of answering
                     turn.echoed = True
                     self._ask_again("the model repeated devagent's instruction instead of answering", (
                         f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
-                        "itself now (the facts, numbers and names), or make the change with one JSON tool call."))
+                        "itself now (the facts, numbers and names), or make one JSON tool call (to find it out, or for the "
+                        "change)."))
                     constrained = True
                     continue
                 why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
@@ -373,7 +375,24 @@ class Agent:
 
     def _ask_again(self, notice: str, message: str) -> None:
         self.emit(Notice(f"{notice}; asking the model again", "warning"))
-        self._append({"role": "user", "content": message, "_tool": True})
+        self._append({"role": "user", "content": message, "_tool": True, "_said": True})
+
+    def _echoes(self, text: str) -> bool:
+        """The reply repeats devagent's own words (a grounding hint, a reminder) instead of answering: a small
+        model handed "run it: one run_python call with code like ..." may send that sentence back as its answer."""
+        if ECHO.search(text):
+            return True
+        answer = " ".join(text.lower().split())
+        if len(answer) < 40:
+            return False
+        for message in self.messages:
+            if not (message.get("_grounding") or message.get("_said")):
+                continue
+            ours = " ".join(str(message.get("content") or "").lower().split())
+            match = SequenceMatcher(None, answer, ours, autojunk=False).find_longest_match(0, len(answer), 0, len(ours))
+            if match.size >= 40 and match.size * 2 >= len(answer):
+                return True
+        return False
 
     async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
         """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
