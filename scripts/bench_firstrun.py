@@ -62,7 +62,7 @@ TURN_PROMPT = ("Read text.py and util.py, then add a function shout(text) to uti
 
 class AutoApprove:
     async def decide(self, proposal: Any) -> Any:
-        from tui.core.approval import Decision
+        from tui.protocol.proposals import Decision
 
         return Decision("approve", by="bench")
 

@@ -239,7 +239,7 @@ def streaming(repo: Path, tokens: int, rate: float, runs: int) -> list[dict[str,
 
     from tui.app.app import DevagentApp
     from tui.app.messages import EngineEvent
-    from tui.core.events import TextDelta
+    from tui.protocol.events import TextDelta
 
     words = model_like_tokens()
 

@@ -123,7 +123,7 @@ class RandomApprover:
         self.rnd = rnd
 
     async def decide(self, proposal: Any) -> Any:
-        from tui.core.approval import Decision
+        from tui.protocol.proposals import Decision
 
         if self.rnd.random() < 0.5:
             return Decision("approve")

@@ -49,7 +49,7 @@ def _usage_with_commands() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -11,8 +11,8 @@ from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tool_call_line import ToolCallLine
-from tui.core import events as ev
-from tui.core.approval import Proposal
+from tui.protocol import events as ev
+from tui.protocol.proposals import Proposal
 
 
 async def test_prompt_history_and_multiline(repo: Path) -> None:

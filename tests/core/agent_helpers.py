@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui.core.approval import Decision, Proposal
+from tui.protocol.proposals import Decision, Proposal
 from tui.core.config import Config, load_config
-from tui.core.events import Event
+from tui.protocol.events import Event
 from tui.core.session import Session
 
 

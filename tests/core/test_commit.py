@@ -149,7 +149,7 @@ def test_cli_busy_repo(repo: Path) -> None:
 
 
 async def test_stage_and_commit_tools(repo: Path) -> None:
-    from tui.core.approval import Decision
+    from tui.protocol.proposals import Decision
     from tui.core.tools.base import ToolContext
     from tui.core.tools.git_write import COMMIT, STAGE
 

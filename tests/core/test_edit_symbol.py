@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.symbols.jssplice import splice_js
 from tui.core.symbols.pysplice import place_appended, splice_python
 

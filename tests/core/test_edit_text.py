@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.tools.edit_file import replace_once
 from tui.core.tools.pycheck import new_problems
 from tui.core.tools.write_file import destructive_rewrite

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.core.approval import Proposal
+from tui.protocol.proposals import Proposal
 from tui.core.config import Config
 from tui.core.policy import Policy
 from tui.core.shell_parse import MAX_DEPTH, parse

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import git
 from tests.core.test_review import env, run_in_pty
 from tui.core import hooks
-from tui.core.errors import RepoError
+from tui.protocol.errors import RepoError
 from tui.core.repo import Repo
 
 ORIGINAL = b"#!/bin/sh\n# my own checks\necho ORIGINAL-HOOK-RAN\n"

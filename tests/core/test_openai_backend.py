@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tui.core.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
 from tui.core.llm.base import Deadlines
 from tui.core.llm.openai_compat import OpenAICompatBackend, to_openai_messages
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-from tui.core.errors import PathRefused
+from tui.protocol.errors import PathRefused
 from tui.core.config import Config
 from tui.core.tools.base import ToolContext, ToolResult
 from tui.core.tools.outline import run

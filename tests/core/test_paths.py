@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import git
 from tui.core import paths
-from tui.core.errors import PathRefused
+from tui.protocol.errors import PathRefused
 from tui.core.paths import atomic_write, resolve_in_repo
 
 

@@ -147,7 +147,7 @@ def test_configured_interpreter_and_nothing_found(tmp_path: Path, bare_venv: Pat
 @pytest.mark.parametrize("setting", ["/usr/bin/python3", "~/venv/bin/python", "../outside/bin/python"])
 def test_a_repo_may_only_name_an_interpreter_inside_itself(tmp_path: Path, setting: str) -> None:
     from tui.core.config import load_config
-    from tui.core.errors import ConfigError
+    from tui.protocol.errors import ConfigError
 
     repo = make_repo(tmp_path / "r", {".devagent.toml": f'[project]\npython = "{setting}"\n'})
     with pytest.raises(ConfigError, match="must be a path inside the repository"):

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tui.core.approval import Proposal
+from tui.protocol.proposals import Proposal
 from tui.core.config import Config
 from tui.core.diffs import DiffIndex, file_diff, select_hunks
 from tui.core.llm.parse import extract_tool_calls

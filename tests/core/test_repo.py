@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import git, make_repo
 from tui.core.diffs import DiffIndex, file_diff, select_hunks
-from tui.core.errors import NotARepoError, PatchError, RepoBusyError, RepoError
+from tui.protocol.errors import NotARepoError, PatchError, RepoBusyError, RepoError
 from tui.core.repo import Repo
 
 BASE = "".join(f"l{i}\n" for i in range(60))

@@ -14,7 +14,7 @@ from tests.conftest import git
 from tui.core import sandbox as sandbox_module
 from tui.core import sandbox_profile
 from tui.core.config import Config
-from tui.core.errors import SandboxError
+from tui.protocol.errors import SandboxError
 from tui.core.sandbox import Sandbox, detect
 
 BWRAP = detect(Config()).active

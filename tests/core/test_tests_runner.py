@@ -12,8 +12,8 @@ import pytest
 from tests.conftest import git
 from tests.core import fixtures_repos as fx
 from tui.core.config import Config, load_config
-from tui.core.errors import ToolError
-from tui.core.events import FixAttempt
+from tui.protocol.errors import ToolError
+from tui.protocol.events import FixAttempt
 from tui.core.tests_runner import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run,
                                    run_plan, run_tests)
 from tui.core.testing import parsers
@@ -338,8 +338,8 @@ def test_cli_exit_codes_listing_and_json(tmp_path: Path) -> None:
 async def test_run_tests_tool_is_a_command_proposal_with_structured_result(tmp_path: Path) -> None:
     import shlex
 
-    from tui.core.approval import Decision
-    from tui.core.events import CommandOutput
+    from tui.protocol.proposals import Decision
+    from tui.protocol.events import CommandOutput
     from tui.core.tools.base import ToolContext
     from tui.core.tools.run_tests import SPEC
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.core import fixtures_repos as fx
 from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.approval import Decision
+from tui.protocol.proposals import Decision
 from tui.core.verify import choose
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.core.agent_helpers import ScriptedApprover, fast_config
 from tests.core.test_openai_backend import OpenAIServer, Script
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.events import Event
+from tui.protocol.events import Event
 from tui.core.session import Session
 
 

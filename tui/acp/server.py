@@ -20,8 +20,8 @@ from acp.schema import (AgentCapabilities, Implementation, InitializeResponse, L
 from tui import __version__
 from tui.acp.permissions import AcpApprover
 from tui.acp.updates import UpdateStream
-from tui.core.errors import DevagentError
-from tui.core.events import ErrorEvent, Notice
+from tui.protocol.errors import DevagentError
+from tui.protocol.events import ErrorEvent, Notice
 
 log = logging.getLogger("devagent.acp")
 

@@ -41,11 +41,11 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
 from tui.core.config import Config
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.approver import TuiApprover
-    from tui.core.approval import Decision, Proposal
+    from tui.protocol.proposals import Decision, Proposal
 
 SessionFactory = Callable[["DevagentApp"], Awaitable[Any]]
 RETRY_SECONDS = 3.0
@@ -363,8 +363,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         """Connect, and keep retrying in the background while the server is down.
 
         The session emits ServerStatus for each attempt; between attempts the bar says reconnecting."""
-        from tui.core.errors import ModelError
-        from tui.core.events import ServerStatus
+        from tui.protocol.errors import ModelError
+        from tui.protocol.events import ServerStatus
 
         while self.session is not None:
             try:
@@ -409,7 +409,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         self._update_keys()
 
     async def _engine_call(self, method: str, argument: str) -> None:
-        from tui.core.events import ErrorEvent
+        from tui.protocol.events import ErrorEvent
 
         try:
             await getattr(self.session, method)(argument)

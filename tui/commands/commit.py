@@ -74,7 +74,7 @@ async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.core.config import load_config
     from tui.core.diffs import DiffIndex
-    from tui.core.errors import RepoError
+    from tui.protocol.errors import RepoError
     from tui.core.repo import Repo
 
     repo = Repo(find_repo())

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tui.core import gitsafe
-from tui.core.errors import NotARepoError, RepoError
+from tui.protocol.errors import NotARepoError, RepoError
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

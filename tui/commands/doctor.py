@@ -48,7 +48,7 @@ def _git_check() -> Check:
 
 def _repo_check() -> tuple[Check, Path | None]:
     from tui.commands.common import find_repo
-    from tui.core.errors import RepoError
+    from tui.protocol.errors import RepoError
 
     try:
         repo = find_repo()
@@ -110,7 +110,7 @@ def _process_check(config: object) -> Check:
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     try:
         from tui.core.llm.factory import make_backend
@@ -185,7 +185,7 @@ def _combine(model: Check, embedded: Check) -> None:
 
 def collect(args: argparse.Namespace) -> list[Check]:
     from tui.core.config import Config, load_config, user_config_path
-    from tui.core.errors import ConfigError
+    from tui.protocol.errors import ConfigError
 
     checks = [_git_check()]
     repo_check, repo = _repo_check()

@@ -38,7 +38,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def _config() -> Any:
     from tui.commands.common import find_repo
     from tui.core.config import load_config
-    from tui.core.errors import RepoError
+    from tui.protocol.errors import RepoError
 
     try:
         repo: Path | None = find_repo()
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     config = _config()
     if args.action == "pull":
         if not args.name:
-            from tui.core.errors import ConfigError
+            from tui.protocol.errors import ConfigError
 
             raise ConfigError("Which model? `devagent models pull NAME`, e.g. qwen2.5-coder:1.5b")
         if _is_ollama_tag(args.name, args.backend):
@@ -79,7 +79,7 @@ def pull_gguf(name: str, sha256: str | None, out: TextIO, stall: float = 30.0) -
     try:
         path = asyncio.run(download(name, sha256=sha256, on_progress=bar.update, stall=max(stall, 0.1)))
     except KeyboardInterrupt:
-        from tui.core.errors import UserAbort
+        from tui.protocol.errors import UserAbort
 
         raise UserAbort("Download stopped; what arrived is kept: run the same command again to resume.") from None
     finally:
@@ -181,7 +181,7 @@ def list_models(config: Any, host: str | None, backend: str | None, out: TextIO)
 
 
 def _list_openai(host: str | None, config: Any, out: TextIO) -> None:
-    from tui.core.errors import ModelError
+    from tui.protocol.errors import ModelError
     from tui.core.llm.base import Deadlines
     from tui.core.llm.openai_compat import OpenAICompatBackend
 
@@ -237,7 +237,7 @@ class _Bar:
 
 def pull(name: str, host: str, out: TextIO) -> int:
     """Pull ``name`` through the Ollama server's API, showing progress. Raises ModelError when it fails."""
-    from tui.core.errors import ServerUnreachable
+    from tui.protocol.errors import ServerUnreachable
     from tui.core.llm.errors import classify
 
     bar = _Bar(out)

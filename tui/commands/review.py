@@ -105,7 +105,7 @@ def _print(result: "ReviewResult", out: "IO[str] | Tty") -> None:
 
 def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tty) -> int:
     from tui.core.diffs import DiffIndex
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
     from tui.core.review import ReviewResult, deterministic
 
     while True:

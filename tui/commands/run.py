@@ -29,8 +29,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.core.errors import DevagentError
-    from tui.core.events import ErrorEvent
+    from tui.protocol.errors import DevagentError
+    from tui.protocol.events import ErrorEvent
 
     try:
         return asyncio.run(_main(args))
@@ -58,10 +58,10 @@ def _list_sessions() -> int:
 
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
-    from tui.core.approval import ApproveAll
+    from tui.protocol.proposals import ApproveAll
     from tui.core.config import load_config
-    from tui.core.errors import DevagentError, ModelError
-    from tui.core.events import ErrorEvent
+    from tui.protocol.errors import DevagentError, ModelError
+    from tui.protocol.events import ErrorEvent
     from tui.core.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
     from tui.core.session import Session
 

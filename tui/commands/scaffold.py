@@ -34,7 +34,7 @@ def _ask(question: str) -> bool:
 
 
 async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
-    from tui.core.errors import ToolError
+    from tui.protocol.errors import ToolError
     from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
 
     try:
@@ -51,9 +51,9 @@ async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
 
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
-    from tui.core.approval import Decision
+    from tui.protocol.proposals import Decision
     from tui.core.config import load_config
-    from tui.core.events import Checkpointed, Event, Notice
+    from tui.protocol.events import Checkpointed, Event, Notice
     from tui.core.tools.base import ToolContext
     from tui.core.tools.scaffold import SPEC
 

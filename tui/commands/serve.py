@@ -30,7 +30,7 @@ def _app_args(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     try:
         import aiohttp  # noqa: F401
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace, repo: object) -> int:
     from aiohttp import web
 
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
     from tui.serve.guard import Guard, new_token
     from tui.serve.server import make_app
     from tui.serve.shared_app import SharedApp, app_argv

@@ -48,9 +48,9 @@ def _print_run(run: object) -> None:
 async def _fix(args: argparse.Namespace) -> int:
     """The fix loop from the command line: the same session, approvals and sandbox as `devagent run`."""
     from tui.commands.common import find_repo
-    from tui.core.approval import ApproveAll
+    from tui.protocol.proposals import ApproveAll
     from tui.core.config import load_config
-    from tui.core.events import FixAttempt
+    from tui.protocol.events import FixAttempt
     from tui.core.headless import StdinLines, TextApprover, TextPrinter
     from tui.core.session import Session
 

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.core import checkpoints
     from tui.core.diffs import DiffIndex
-    from tui.core.errors import RepoError
+    from tui.protocol.errors import RepoError
     from tui.core.repo import Repo
 
     repo = Repo(find_repo())

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core import context, instructions
-from tui.core.approval import Approver, Decision, Proposal
+from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.core.config import Config
-from tui.core.errors import DevagentError, ModelError, ToolError
-from tui.core.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
+from tui.protocol.errors import DevagentError, ModelError, ToolError
+from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
 from tui.core.agent_words import is_question, keeps_tests

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tui.core import gitsafe, paths
 from tui.core.diffs import to_text
-from tui.core.errors import DevagentError, RepoError
+from tui.protocol.errors import DevagentError, RepoError
 from tui.core.repo import GIT_CONFIG, Repo
 
 REF_ROOT = "refs/devagent/checkpoints"

@@ -81,7 +81,7 @@ async def generate(backend: "Backend", staged_diff: str, recent_subjects: list[s
 async def generate_with_source(backend: "Backend", staged_diff: str, recent_subjects: list[str], *,
                                model: str | None = None, timeout: float = 120.0) -> tuple[str, str]:
     """(message, where it came from): "model NAME", or "fallback (why)" so front ends can say so."""
-    from tui.core.errors import ModelError
+    from tui.protocol.errors import ModelError
 
     conventional = uses_conventional(recent_subjects)
     if not staged_diff.strip():

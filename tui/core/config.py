@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core.config_rules import check_value, repo_view
-from tui.core.errors import ConfigError
+from tui.protocol.errors import ConfigError
 
 
 @dataclass

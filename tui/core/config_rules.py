@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tui.core.errors import ConfigError
+from tui.protocol.errors import ConfigError
 
 # How a repo may set a key:
 #   free     any valid value (it changes nothing about safety)

@@ -17,10 +17,10 @@ import tempfile
 import threading
 from typing import Any, TextIO
 
-from tui.core.approval import Decision, Proposal
+from tui.protocol.proposals import Decision, Proposal
 from tui.core.literal import literal_warnings
 from tui.core.literal import visible as _literal
-from tui.core.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
+from tui.protocol.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
                              Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.prose import ProseStream
 

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.errors import RepoError
+from tui.protocol.errors import RepoError
 from tui.core.paths import read_regular, replace_file
 from tui.core.repo import Repo
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 NAME = "AGENTS.md"
 HEADER = "Project instructions from "  # the block's first words: how usage() finds it in a conversation

@@ -16,7 +16,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from tui.core.errors import PathRefused
+from tui.protocol.errors import PathRefused
 
 _HINT = "devagent reads and writes only files inside the repository (never .git, never through a symlink out)."
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

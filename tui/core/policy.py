@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core import risk_tables as T
-from tui.core.approval import Proposal
+from tui.protocol.proposals import Proposal
 from tui.core.config import Config
-from tui.core.errors import ConfigError
+from tui.protocol.errors import ConfigError
 from tui.core.hard_deny import HARD_DENY, hard_denies
 from tui.core.literal import literal_warnings
 from tui.core.loss_preview import loss_preview

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core import gitsafe
-from tui.core.errors import PathRefused
+from tui.protocol.errors import PathRefused
 from tui.core.paths import read_bounded
 
 CHARS_PER_TOKEN = 4

@@ -178,7 +178,7 @@ async def model_review(backend: "Backend", staged_diff: str, budget: float, *, m
                        ) -> tuple[list[Finding], str]:
     """Ask the model for problems in the staged diff within ``budget`` seconds; no server is not an error."""
     from tui.core.commitmsg import bounded_diff
-    from tui.core.errors import ModelError
+    from tui.protocol.errors import ModelError
 
     files = {f.path for f in DiffIndex.from_text(staged_diff).files}
     messages = [

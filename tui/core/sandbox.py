@@ -31,7 +31,7 @@ from tui.core.sandbox_pids import PidsBound, PidsGroup, detect_bound
 from tui.core.sandbox_sockets import socket_masks
 from tui.core.sandbox_status import StatusPipe
 from tui.core.config import Config
-from tui.core.errors import SandboxError
+from tui.protocol.errors import SandboxError
 from tui.core.sandbox_output import OutputBuffer
 from tui.core.sandbox_profile import (
     MARKER_VAR, SANDBOX_HOME, SandboxInfo, bwrap_argv, child_env, detect, git_dirs, secret_masks,

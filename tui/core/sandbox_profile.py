@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tui.core import gitsafe
 from tui.core.config import Config
-from tui.core.errors import ConfigError
+from tui.protocol.errors import ConfigError
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
 SECRET_PATHS: tuple[str, ...] = (

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from tui.core import gitsafe
-from tui.core.approval import Approver
+from tui.protocol.proposals import Approver
 from tui.core.config import Config
-from tui.core.errors import DevagentError, ModelError, RepoError, ServerUnreachable
-from tui.core.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
+from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
+from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.llm.base import ModelInfo, ToolCall
 from tui.core.llm.modelcache import embedded_route_hint
@@ -290,8 +290,8 @@ class Session:
         """A test command from the repo's config runs only once you approve it, shown literally."""
         if "tests.command" not in self.config.repo_set:
             return True
-        from tui.core.approval import Proposal, new_proposal_id
-        from tui.core.events import DecisionMade, ProposalCreated
+        from tui.protocol.proposals import Proposal, new_proposal_id
+        from tui.protocol.events import DecisionMade, ProposalCreated
 
         command = self.config.tests.command
         proposal = Proposal(id=new_proposal_id(), kind="command", tool="run_tests", command=command,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (

@@ -11,7 +11,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.app import DevagentApp

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def would_help(app: "DevagentApp", err: Any) -> bool:
-    from tui.core.errors import ServerUnreachable
+    from tui.protocol.errors import ServerUnreachable
     from tui.core.llm.modelcache import resolve_model_file
 
     session = app.session

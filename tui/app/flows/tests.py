@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.app import DevagentApp

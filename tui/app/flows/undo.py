@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.app import DevagentApp

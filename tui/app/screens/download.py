@@ -69,7 +69,7 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.run_worker(self._download(), name="download", group="download", exclusive=True, exit_on_error=False)
 
     async def _download(self) -> None:
-        from tui.core.errors import DevagentError
+        from tui.protocol.errors import DevagentError
         from tui.core.llm.download import pull
 
         try:

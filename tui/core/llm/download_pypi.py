@@ -20,7 +20,7 @@ import zipfile
 from collections import deque
 from pathlib import Path
 
-from tui.core.errors import DownloadError
+from tui.protocol.errors import DownloadError
 from tui.core.llm.catalog import PypiParts
 from tui.core.llm.download import BLOCK, Meter, Target, open_part
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tui.core.errors import ModelError
+from tui.protocol.errors import ModelError
 from tui.core.llm.base import Deadlines, ModelInfo
 from tui.core.llm.openai_compat import OpenAICompatBackend
 

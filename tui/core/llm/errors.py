@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tui.core.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
 
 PULL_HINT = "pull a model with `ollama pull qwen2.5-coder:1.5b`"
 

@@ -11,7 +11,7 @@ import os
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from tui.core.errors import ConfigError
+from tui.protocol.errors import ConfigError
 from tui.core.llm.base import Backend, Deadlines
 
 if TYPE_CHECKING:

@@ -71,7 +71,7 @@ def embedded_route_hint(configured: str = "") -> str:
 
 def unreachable_note(exc: BaseException) -> str:
     """For one-line messages about a missing server: ' ' + what to run for a model with no server, or ''."""
-    from tui.core.errors import ServerUnreachable
+    from tui.protocol.errors import ServerUnreachable
 
     route = embedded_route_hint() if isinstance(exc, ServerUnreachable) else ""
     return f" {route}" if route else ""

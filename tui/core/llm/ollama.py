@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any, AsyncIterator
 
-from tui.core.errors import ModelError, UnknownModel
+from tui.protocol.errors import ModelError, UnknownModel
 from tui.core.llm.base import ChatChunk, Deadlines, ModelInfo, ToolCall
 from tui.core.llm.errors import PULL_HINT, classify
 

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator
 
 import httpx
 
-from tui.core.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
 from tui.core.llm.base import ChatChunk, Deadlines, ModelInfo, ToolCall
 
 START_HINT = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.scaffold.detect import Conventions, Project, detect_project
 from tui.core.scaffold.render import KINDS, Scaffold, render, validate
 

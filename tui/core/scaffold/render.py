@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from tui.core.errors import PathRefused, ToolError
+from tui.protocol.errors import PathRefused, ToolError
 from tui.core.paths import read_bounded
 from tui.core.scaffold.detect import Conventions, Project
 

@@ -8,7 +8,7 @@ code leaves it out; ``function f`` given for a method loses the keyword (and a m
 
 from __future__ import annotations
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.symbols.indent import clean_code, convert_unit, indent_block, indent_unit
 from tui.core.symbols.jsscan import scan
 from tui.core.symbols.jssyms import Parser, js_symbols

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
 from tui.core.symbols.model import Symbol, find, is_test_file, walk
 from tui.core.symbols.pysyms import is_main_guard, dotted, parse, python_symbols

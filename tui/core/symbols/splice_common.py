@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.symbols.model import Symbol, normalize, walk
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tui.core import gitsafe
 from tui.core.paths import read_regular
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 from tui.core.testing.model import Suite
 from tui.core.testing.pysuite import python_suite
 

@@ -9,7 +9,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
-from tui.core.events import Emit, FixAttempt
+from tui.protocol.events import Emit, FixAttempt
 from tui.core.testing.model import TestRun
 
 RunTests = Callable[[], Awaitable[TestRun]]

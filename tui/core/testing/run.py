@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from tui.core.errors import PathRefused, ToolError
+from tui.protocol.errors import PathRefused, ToolError
 from tui.core.paths import read_bounded, remove_file
 from tui.core.testing import parsers
 from tui.core.testing.diagnose import diagnose

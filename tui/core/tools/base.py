@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from tui.core.approval import Decision, Proposal
-from tui.core.events import Emit
+from tui.protocol.proposals import Decision, Proposal
+from tui.protocol.events import Emit
 
 if TYPE_CHECKING:
     from tui.core.config import Config

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.core import gitsafe
-from tui.core.errors import ToolError
+from tui.protocol.errors import ToolError
 
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.core.approval import Proposal
-from tui.core.errors import ToolError
+from tui.protocol.proposals import Proposal
+from tui.protocol.errors import ToolError
 from tui.core.symbols.pysplice import place_appended
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg

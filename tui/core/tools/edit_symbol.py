@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.core.approval import Decision, Proposal
-from tui.core.errors import ToolError
+from tui.protocol.proposals import Decision, Proposal
+from tui.protocol.errors import ToolError
 from tui.core.symbols import language_of, outline_of, walk
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import str_arg

@@ -10,9 +10,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tui.core.approval import Decision, Proposal, new_proposal_id
-from tui.core.errors import DevagentError, ToolError
-from tui.core.events import Checkpointed, Notice
+from tui.protocol.proposals import Decision, Proposal, new_proposal_id
+from tui.protocol.errors import DevagentError, ToolError
+from tui.protocol.events import Checkpointed, Notice
 from tui.core.paths import read_bounded, resolve_in_repo
 from tui.core.tools.base import ToolContext, ToolResult
 

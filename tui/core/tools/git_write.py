@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tui.core.approval import Decision, Proposal, new_proposal_id
-from tui.core.errors import DevagentError, ToolError
+from tui.protocol.proposals import Decision, Proposal, new_proposal_id
+from tui.protocol.errors import DevagentError, ToolError
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.edits import repo_of
 

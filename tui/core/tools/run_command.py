@@ -11,9 +11,9 @@ import asyncio
 import time
 from typing import Any
 
-from tui.core.approval import Decision, Proposal, new_proposal_id
-from tui.core.errors import ToolError
-from tui.core.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.proposals import Decision, Proposal, new_proposal_id
+from tui.protocol.errors import ToolError
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
 from tui.core.tools.edits import checkpoint
@@ -60,7 +60,7 @@ async def changes_since(ctx: ToolContext, before: Any) -> str:
     if before is None:
         return ""
     from tui.core import checkpoints
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
     from tui.core.tools.edits import repo_of
 
     try:

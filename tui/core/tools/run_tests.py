@@ -10,9 +10,9 @@ import asyncio
 import time
 from typing import Any
 
-from tui.core.approval import Decision, Proposal, new_proposal_id
-from tui.core.events import CommandFinished, CommandOutput, CommandStarted
-from tui.core.errors import ToolError
+from tui.protocol.proposals import Decision, Proposal, new_proposal_id
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.errors import ToolError
 from tui.core.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
 from tui.core.testing.run import NO_INTERPRETER_HINT
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params

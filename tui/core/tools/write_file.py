@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from tui.core.approval import Proposal
-from tui.core.errors import ToolError
+from tui.protocol.proposals import Proposal
+from tui.protocol.errors import ToolError
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import bool_arg, str_arg
 from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
