@@ -30,7 +30,7 @@ FILES = {"app.py": "def add(a, b):\n    return a + b\n", "README.md": "# demo\n"
 async def _engine_once(repo: Path, server: Any) -> tuple[float, list[dict[str, Any]]]:
     from tests.ollama_server import Reply
     from tui.protocol.proposals import ApproveAll
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.core.session import Session
 
     events: list[Any] = []

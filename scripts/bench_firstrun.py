@@ -68,7 +68,7 @@ class AutoApprove:
 
 
 async def _session(repo: Path, model_file: Path, warm: bool) -> tuple[Any, list[Any]]:
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.core.session import Session
 
     config = load_config(repo)

@@ -22,7 +22,7 @@ from typing import Awaitable, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui.core.config import Config  # noqa: E402
+from tui.config import Config  # noqa: E402
 from tui.core.sandbox import Sandbox, detect  # noqa: E402
 
 

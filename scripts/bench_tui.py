@@ -66,7 +66,7 @@ if kind == "bare":
 else:
     from pathlib import Path
     from tui.app.launch import open_session
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.app.app import DevagentApp
     repo = Path(repo)
     class Timed(DevagentApp):

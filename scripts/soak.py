@@ -62,7 +62,7 @@ def make_repo(path: Path) -> Path:
 
 
 def soak_config(repo: Path) -> Any:
-    from tui.core.config import load_config
+    from tui.config import load_config
 
     config = load_config(repo)
     config.model.connect_timeout = 1.0

@@ -94,7 +94,7 @@ def _internal_error(exc: BaseException) -> int:
     import time
     import traceback
 
-    from tui.core.config import state_dir
+    from tui.config import state_dir
 
     detail = "".join(traceback.format_exception(exc))
     where = "(could not write a crash log)"

@@ -21,7 +21,7 @@ from tui.app.app import DevagentApp
 from tui.app.launch import open_session
 from tui.app.screens.download import DownloadScreen
 from tui.app.widgets.agent_pane import AgentPane
-from tui.core.config import load_config
+from tui.config import load_config
 from tui.core.llm import catalog
 from tui.core.llm.catalog import CatalogModel
 

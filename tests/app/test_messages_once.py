@@ -15,8 +15,8 @@ from tui.app.widgets.agent_pane import AgentPane, Reply as ReplyBlock
 from tui.app.widgets.tool_call_line import ToolCallLine
 from tui.protocol import events as ev
 from tui.protocol.proposals import Proposal
-from tui.core.config import load_config
-from tui.core.policy import Policy
+from tui.config import load_config
+from tui.policy.rules import Policy
 
 CALL = '{"name": "read_file", "arguments": {"path": "app.py"}}'
 FENCED = f"I will read the file first.\n\n```json\n{CALL}\n```\n"

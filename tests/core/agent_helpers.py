@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tui.protocol.proposals import Decision, Proposal
-from tui.core.config import Config, load_config
+from tui.config import Config, load_config
 from tui.protocol.events import Event
 from tui.core.session import Session
 

@@ -222,8 +222,8 @@ def test_one_hunk_alone_is_what_git_applies(tmp_path: Path) -> None:
 def test_reject_always_is_a_structural_session_deny(repo: Path) -> None:
     """The engine hook behind reject_always: Policy.remember(verdict="deny")."""
     from tui.protocol.proposals import Proposal
-    from tui.core.config import Config
-    from tui.core.policy import Policy
+    from tui.config import Config
+    from tui.policy.rules import Policy
 
     policy = Policy(Config(), True, repo)
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import git
 from tui.core import checkpoints as cps
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import RepoBusyError, RepoError
 from tui.core.sandbox import Sandbox
 

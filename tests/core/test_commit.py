@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.core import commitmsg
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.llm.factory import make_backend
 from tui.core.repo import Repo
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import load_config
+from tui.config import load_config
 from tui.protocol.errors import ConfigError
 
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tui.protocol.proposals import Proposal
-from tui.core.config import Config, current_values, load_config
-from tui.core.config_rules import REPO_RULES, ZERO_IS_UNBOUNDED, repo_view
+from tui.config import Config, current_values, load_config
+from tui.safety.config_rules import REPO_RULES, ZERO_IS_UNBOUNDED, repo_view
 from tui.protocol.errors import ConfigError
-from tui.core.policy import Policy
+from tui.policy.rules import Policy
 from tui.core.sandbox import detect
 
 DEFAULTS = current_values(Config())

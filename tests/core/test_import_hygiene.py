@@ -44,7 +44,7 @@ FIRST_FRAME = r"""
 import sys
 from pathlib import Path
 from tui.app.launch import open_session
-from tui.core.config import load_config
+from tui.config import load_config
 from tui.app.app import DevagentApp
 
 class Probe(DevagentApp):

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
 from tui.core.llm.base import ChatChunk, Deadlines
 from tui.core.llm.factory import make_backend, normalize_host, resolve_host

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import make_repo
 from tui.protocol.errors import PathRefused
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.tools.base import ToolContext, ToolResult
 from tui.core.tools.outline import run
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui.protocol.proposals import Proposal, new_proposal_id
-from tui.core.config import Config, load_config
+from tui.config import Config, load_config
 from tui.protocol.errors import ConfigError
-from tui.core.policy import Policy, parse_rule
+from tui.policy.rules import Policy, parse_rule
 
 
 def cmd(command: str) -> Proposal:

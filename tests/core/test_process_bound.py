@@ -29,7 +29,7 @@ GENTLE_BOMB = "bash -c 'f(){ sleep 0.05; f & f & wait; }; f'"
 SCRIPT = textwrap.dedent("""
     import asyncio, json, os, sys
     from pathlib import Path
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.sandbox import Sandbox
     from tui.core.sandbox_pids import PidsBound
     repo, mode, command, limit = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -87,7 +87,7 @@ def test_many_processes_below_the_limit_are_fine(repo: Path, mode: str) -> None:
 def test_unprivileged_users_get_rlimit_nproc_inside_the_user_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
     """For a non-root devagent, RLIMIT_NPROC set inside bwrap's user namespace counts only the command's
     processes. The argv is devagent's own; only the uid build() sees is stood in for (the run is real, as nobody)."""
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.sandbox import Sandbox
     from tui.core.sandbox_pids import PidsBound
     from tui.core.sandbox_profile import DEFAULT_PATH, bwrap_argv

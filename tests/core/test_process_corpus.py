@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.sandbox import CommandResult, Sandbox, SandboxInfo, detect
 from tui.core.sandbox_output import LIVE_BATCH_CAP
 

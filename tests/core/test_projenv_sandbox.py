@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import make_repo
 from tests.core.env_fixtures import bare_venv, make_venv  # noqa: F401
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.sandbox import Sandbox, detect
 
 needs_bwrap = pytest.mark.skipif(not detect(Config()).active, reason="bubblewrap does not work here")

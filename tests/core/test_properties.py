@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tui.protocol.proposals import Proposal
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.diffs import DiffIndex, file_diff, select_hunks
 from tui.core.llm.parse import extract_tool_calls
 
@@ -180,7 +180,7 @@ EMPTY_RULES: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
 
 
 def verdict(user: dict[str, list[str]], repo_rules: dict[str, list[str]], cmd: str, root: Path) -> str:
-    from tui.core.policy import Policy
+    from tui.policy.rules import Policy
 
     config = Config(user_rules=user, repo_rules=repo_rules)
     proposal = Proposal(id="p1", kind="command", summary=cmd, tool="run_command", command=cmd)

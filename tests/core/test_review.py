@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.llm.factory import make_backend
 from tui.core.repo import Repo
 from tui.core.review import deterministic, review_staged

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import git
 from tui.core import sandbox as sandbox_module
 from tui.core import sandbox_profile
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import SandboxError
 from tui.core.sandbox import Sandbox, detect
 

@@ -25,7 +25,7 @@ from typing import Iterator
 import pytest
 
 from tests.conftest import make_repo
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.sandbox import CommandResult, Sandbox, detect
 
 CORPUS = Path(__file__).parent / "corpus" / "containment.txt"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.attacks.policy_kit import UnixListener, connect_code
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.sandbox import Sandbox, detect
 from tui.core.sandbox_sockets import socket_masks
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.core import fixtures_repos as fx
 from tui.protocol.proposals import Decision
-from tui.core.config import load_config
+from tui.config import load_config
 from tui.protocol.errors import PathRefused, ToolError
 from tui.core.scaffold import build_scaffold, detect_project, scaffold_diff, validate
 from tui.core.testing import detect_suites, plan_run, run_plan

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.conftest import make_repo
 from tests.core import fixtures_repos as fx
-from tui.core.config import load_config
+from tui.config import load_config
 from tui.core.testing import FixLoop, TestRun, detect_suites, run_tests
 from tui.core.testing.unittest_parse import parse_unittest
 

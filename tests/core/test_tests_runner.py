@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import git
 from tests.core import fixtures_repos as fx
-from tui.core.config import Config, load_config
+from tui.config import Config, load_config
 from tui.protocol.errors import ToolError
 from tui.protocol.events import FixAttempt
 from tui.core.tests_runner import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run,

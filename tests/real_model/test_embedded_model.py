@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import Config
+from tui.config import Config
 from tui.core.llm.base import Deadlines
 from tui.core.llm.embedded import EmbeddedBackend, LoadProgress
 

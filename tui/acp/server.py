@@ -94,7 +94,7 @@ class DevagentAcpAgent:
 
     async def _open(self, cwd: str, resume: str | None) -> Live:
         from tui.commands.common import find_repo
-        from tui.core.config import load_config
+        from tui.config import load_config
         from tui.core.session import Session
 
         try:

@@ -40,7 +40,7 @@ from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:

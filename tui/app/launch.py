@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.core.config import load_config
+from tui.config import load_config
 
 if TYPE_CHECKING:
     import argparse

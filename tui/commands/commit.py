@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tui.core import gitsafe
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.repo import Repo
 
 HELP = "commit the staged changes with a message written from the staged diff (asks first; hooks run)"
@@ -72,7 +72,7 @@ def _show(message: str) -> None:
 
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.core.diffs import DiffIndex
     from tui.protocol.errors import RepoError
     from tui.core.repo import Repo

@@ -184,7 +184,7 @@ def _combine(model: Check, embedded: Check) -> None:
 
 
 def collect(args: argparse.Namespace) -> list[Check]:
-    from tui.core.config import Config, load_config, user_config_path
+    from tui.config import Config, load_config, user_config_path
     from tui.protocol.errors import ConfigError
 
     checks = [_git_check()]

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 def suggest(repo: "object", argv: list[str]) -> int:
     """prepare-commit-msg: put a suggested message above git's comments. Never blocks the commit."""
     from tui.core import commitmsg
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.core.repo import Repo
 
     assert isinstance(repo, Repo)

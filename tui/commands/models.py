@@ -37,7 +37,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _config() -> Any:
     from tui.commands.common import find_repo
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.protocol.errors import RepoError
 
     try:

@@ -10,7 +10,7 @@ import sys
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.repo import Repo
     from tui.core.review import ReviewResult
 
@@ -147,7 +147,7 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
 
 def run(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.core.repo import Repo
 
     repo = Repo(find_repo())

@@ -59,7 +59,7 @@ def _list_sessions() -> int:
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.protocol.proposals import ApproveAll
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.protocol.errors import DevagentError, ModelError
     from tui.protocol.events import ErrorEvent
     from tui.core.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 HELP = "create a component/page/route/module/widget/package following the repo's conventions (diff, then y/n)"
 
@@ -52,7 +52,7 @@ async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.protocol.proposals import Decision
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.protocol.events import Checkpointed, Event, Notice
     from tui.core.tools.base import ToolContext
     from tui.core.tools.scaffold import SPEC

@@ -16,7 +16,7 @@ from typing import Any
 
 from tui.core import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, ToolError
 from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,

@@ -23,7 +23,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.core import gitsafe, paths
+from tui.core import gitsafe
+from tui.safety import paths
 from tui.core.diffs import to_text
 from tui.protocol.errors import DevagentError, RepoError
 from tui.core.repo import GIT_CONFIG, Repo

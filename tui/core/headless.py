@@ -18,8 +18,8 @@ import threading
 from typing import Any, TextIO
 
 from tui.protocol.proposals import Decision, Proposal
-from tui.core.literal import literal_warnings
-from tui.core.literal import visible as _literal
+from tui.safety.literal import literal_warnings
+from tui.safety.literal import visible as _literal
 from tui.protocol.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
                              Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.core.prose import ProseStream

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.protocol.errors import RepoError
-from tui.core.paths import read_regular, replace_file
+from tui.safety.paths import read_regular, replace_file
 from tui.core.repo import Repo
 
 MARKER = "# devagent-hook v2"

@@ -52,7 +52,7 @@ def nearest(files: set[str], in_play: list[str]) -> str | None:
 
 def read_bounded(repo: Path, rel: str, limit: int = MAX_READ) -> str | None:
     """At most ``limit`` bytes of a regular file inside the repo; None when it is refused or unreadable."""
-    from tui.core.paths import resolve_in_repo
+    from tui.safety.paths import resolve_in_repo
 
     try:
         target = resolve_in_repo(repo, rel)
@@ -103,7 +103,7 @@ def build(repo: Path, files: list[str], in_play: list[str], budget_tokens: int) 
 
 def for_file(repo: Path, path: str, turn: list[dict[str, Any]], budget_tokens: int) -> str:
     """The AGENTS.md nearest to a file the turn reads or edits, when this turn has not been given it yet."""
-    from tui.core.paths import resolve_in_repo
+    from tui.safety.paths import resolve_in_repo
 
     try:
         rel = os.path.relpath(resolve_in_repo(repo, path), os.path.realpath(repo))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Sequence
 from tui.core import gitsafe
 from tui.core.diffs import select_hunks, to_bytes, to_text
 from tui.protocol.errors import NotARepoError, PatchError, PathRefused, RepoBusyError, RepoError
-from tui.core.paths import read_bounded
+from tui.safety.paths import read_bounded
 
 if TYPE_CHECKING:
     import git as gitpython_module

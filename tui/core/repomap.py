@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tui.core import gitsafe
 from tui.protocol.errors import PathRefused
-from tui.core.paths import read_bounded
+from tui.safety.paths import read_bounded
 
 CHARS_PER_TOKEN = 4
 MAX_FILE_BYTES = 256_000

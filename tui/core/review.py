@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from tui.core.diffs import DiffIndex, split_lines, to_text
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.llm.base import Backend
     from tui.core.repo import Repo
 

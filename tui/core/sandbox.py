@@ -30,7 +30,7 @@ from tui.core import sandbox_procs as procs
 from tui.core.sandbox_pids import PidsBound, PidsGroup, detect_bound
 from tui.core.sandbox_sockets import socket_masks
 from tui.core.sandbox_status import StatusPipe
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import SandboxError
 from tui.core.sandbox_output import OutputBuffer
 from tui.core.sandbox_profile import (

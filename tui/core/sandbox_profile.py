@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.core import gitsafe
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import ConfigError
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui.core import gitsafe
 from tui.protocol.proposals import Approver
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
 from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
@@ -45,7 +45,7 @@ class Session:
                    model: str | None = None, host: str | None = None, backend: str | None = None,
                    model_file: str | None = None) -> "Session":
         from tui.core.llm.factory import make_backend
-        from tui.core.policy import Policy
+        from tui.policy.rules import Policy
         from tui.core.sandbox import Sandbox, detect
 
         self = cls()

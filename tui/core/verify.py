@@ -67,7 +67,7 @@ def _added_lines(file_diff: str) -> set[int]:
 
 
 def _read(repo: Path, rel: str) -> str:
-    from tui.core.paths import resolve_in_repo
+    from tui.safety.paths import resolve_in_repo
 
     try:
         target = resolve_in_repo(repo, rel)

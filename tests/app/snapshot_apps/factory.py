@@ -15,7 +15,7 @@ from tui.app.launch import open_session
 from tui.app.messages import ApprovalRequested, EngineEvent
 from tui.protocol import events as ev
 from tui.protocol.proposals import Proposal
-from tui.core.config import load_config
+from tui.config import load_config
 
 
 def build_app(repo: Path, *, server_url: str | None = None, theme: str | None = None, prompt: str | None = None,

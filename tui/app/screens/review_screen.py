@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from tui.app.widgets.diff_panel import DiffPanel
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
     from tui.core.repo import Repo
     from tui.core.review import Finding, ReviewResult
 

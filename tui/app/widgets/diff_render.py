@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color, ColorParseError
 
-from tui.core.literal import hidden_positions
+from tui.safety.literal import hidden_positions
 
 from ..themes import variable_defaults
 

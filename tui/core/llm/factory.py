@@ -15,7 +15,7 @@ from tui.protocol.errors import ConfigError
 from tui.core.llm.base import Backend, Deadlines
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_PORT = 11434

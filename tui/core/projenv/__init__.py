@@ -15,7 +15,7 @@ from tui.core.projenv.pyinfo import Interpreter
 from tui.core.projenv.variables import PASS_DEFAULT, REPO_SETTABLE, command_env, repo_env_problem
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 __all__ = ["Interpreter", "PASS_DEFAULT", "REPO_SETTABLE", "ProjectEnv", "find_python", "for_command",
            "hidden_roots", "repo_env_problem"]

@@ -20,7 +20,7 @@ from tui.core.projenv.files import head, is_exe
 from tui.core.projenv.pyinfo import Interpreter, env_root, has_pytest, is_own, is_venv, python_in
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 _PYENV_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 NOTHING = "no VIRTUAL_ENV, no .venv or venv, no poetry/pdm/hatch/pipenv/conda environment, no python3 on PATH"

@@ -18,7 +18,7 @@ __all__ = ["KINDS", "Conventions", "Project", "Scaffold", "build_scaffold", "det
 
 def build_scaffold(repo: Path, kind: str, name: str, directory: str | None = None) -> Scaffold:
     """Render and check: every target must be inside the repo and must not exist yet."""
-    from tui.core.paths import resolve_in_repo
+    from tui.safety.paths import resolve_in_repo
 
     validate(kind, name)
     scaffold = render(repo, detect_project(repo), kind, name, directory)

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.core.paths import read_regular
+from tui.safety.paths import read_regular
 from tui.core.testing.detect import PROJECT_FILE_LIMIT, SKIP_DIRS, list_files
 
 JS_EXT = (".tsx", ".jsx", ".ts", ".js", ".mjs", ".cjs")

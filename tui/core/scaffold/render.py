@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from tui.protocol.errors import PathRefused, ToolError
-from tui.core.paths import read_bounded
+from tui.safety.paths import read_bounded
 from tui.core.scaffold.detect import Conventions, Project
 
 KINDS = ("component", "page", "route", "module", "widget", "package")

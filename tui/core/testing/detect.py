@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.core import gitsafe
-from tui.core.paths import read_regular
+from tui.safety.paths import read_regular
 from tui.protocol.errors import ToolError
 from tui.core.testing.model import Suite
 from tui.core.testing.pysuite import python_suite
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile",
            "noxfile.py")

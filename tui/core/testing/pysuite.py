@@ -14,7 +14,7 @@ from tui.core.projenv.files import head
 from tui.core.testing.model import Suite
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 USES_PYTEST = re.compile(r"^\s*(?:import pytest|from pytest\b|from _pytest\b|@pytest\.)", re.M)

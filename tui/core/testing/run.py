@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from tui.protocol.errors import PathRefused, ToolError
-from tui.core.paths import read_bounded, remove_file
+from tui.safety.paths import read_bounded, remove_file
 from tui.core.testing import parsers
 from tui.core.testing.diagnose import diagnose
 from tui.core.testing.model import Suite, TestRun
 from tui.core.testing.unittest_parse import parse_unittest, unittest_target
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 TMP_DIR = ".devagent-tmp"  # reports go inside the repo: /tmp is private to the sandbox, .git is read-only
 TAIL_CHARS = 4000

@@ -16,7 +16,7 @@ from tui.protocol.proposals import Decision, Proposal
 from tui.protocol.events import Emit
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import DevagentError, ToolError
 from tui.protocol.events import Checkpointed, Notice
-from tui.core.paths import read_bounded, resolve_in_repo
+from tui.safety.paths import read_bounded, resolve_in_repo
 from tui.core.tools.base import ToolContext, ToolResult
 
 MAX_EDIT_BYTES = 8_000_000  # a larger file is not rewritten through a diff proposal

@@ -12,7 +12,7 @@ import asyncio
 import difflib
 from typing import Any
 
-from tui.core.paths import resolve_in_repo
+from tui.safety.paths import resolve_in_repo
 from tui.core.symbols import Outline, find, language_of, outline_of, walk
 from tui.core.symbols.render import header, render
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params

@@ -37,7 +37,7 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
 
 
 def _defines(path: Path, name: str) -> bool:
-    from tui.core.paths import read_regular
+    from tui.safety.paths import read_regular
 
     try:
         tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))

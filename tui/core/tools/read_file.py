@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tui.core.paths import read_bounded, resolve_in_repo
+from tui.safety.paths import read_bounded, resolve_in_repo
 from tui.core.symbols import language_of
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg

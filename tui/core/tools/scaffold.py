@@ -38,7 +38,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 
 async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
-    from tui.core.paths import resolve_in_repo
+    from tui.safety.paths import resolve_in_repo
     from tui.core.tools.edits import apply_edit
 
     for rel in proposal.files:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.core.config_rules import check_value, repo_view
+from tui.safety.config_rules import check_value, repo_view
 from tui.protocol.errors import ConfigError
 
 

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core import risk_tables as T
-from tui.core.shell_parse import ParsedCommand, parse, recursive_spawn
+from tui.safety import risk_tables as T
+from tui.safety.shell_parse import ParsedCommand, parse, recursive_spawn
 
 
 @dataclass

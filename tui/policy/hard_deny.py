@@ -14,9 +14,9 @@ import pwd
 import re
 from pathlib import Path
 
-from tui.core import risk_tables as T
-from tui.core.risk import write_targets
-from tui.core.shell_parse import ParsedCommand, recursive_spawn
+from tui.safety import risk_tables as T
+from tui.safety.risk import write_targets
+from tui.safety.shell_parse import ParsedCommand, recursive_spawn
 
 HARD_DENY: dict[str, str] = {
     "sudo": "runs as root or another user (sudo, su, doas, pkexec)",

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core import risk_tables as T
-from tui.core.shell_words import dequote
+from tui.safety import risk_tables as T
+from tui.safety.shell_words import dequote
 
 MAX_DEPTH = 6  # shells in shells deeper than this are "unparseable" (always asked for)
 

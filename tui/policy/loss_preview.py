@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 from tui.core import gitsafe
-from tui.core.risk import where
-from tui.core.shell_parse import ParsedCommand, parse
+from tui.safety.risk import where
+from tui.safety.shell_parse import ParsedCommand, parse
 
 
 def _git(repo: Path, *args: str) -> list[str]:

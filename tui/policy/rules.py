@@ -19,15 +19,15 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core import risk_tables as T
+from tui.safety import risk_tables as T
 from tui.protocol.proposals import Proposal
-from tui.core.config import Config
+from tui.config import Config
 from tui.protocol.errors import ConfigError
-from tui.core.hard_deny import HARD_DENY, hard_denies
-from tui.core.literal import literal_warnings
-from tui.core.loss_preview import loss_preview
-from tui.core.risk import assess, command_labels, where
-from tui.core.shell_parse import ParsedCommand, parse
+from tui.policy.hard_deny import HARD_DENY, hard_denies
+from tui.safety.literal import literal_warnings
+from tui.policy.loss_preview import loss_preview
+from tui.safety.risk import assess, command_labels, where
+from tui.safety.shell_parse import ParsedCommand, parse
 
 # "Approve similar" never remembers these: a rule like `python -c *` would allow any code.
 _NEVER_REMEMBERED = frozenset({"shell-exec", "destructive", "privilege", "writes-outside", "unparseable"})
