@@ -324,7 +324,7 @@ def _cmdline(pid: int) -> str:
 
 async def soak_commands(commands: int, seed: int, deadline: float, report: Report, workdir: Path,
                         mode: str = "auto", parallel: int = 3) -> None:
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
     rnd = random.Random(seed + 1)
     repo = make_repo(workdir / f"cmd-repo-{mode}")

@@ -12,7 +12,7 @@ from tests.conftest import git
 from tui.core import checkpoints as cps
 from tui.config import Config
 from tui.protocol.errors import RepoBusyError, RepoError
-from tui.core.sandbox import Sandbox
+from tui.sandbox.runner import Sandbox
 
 
 def tree_state(repo: Path) -> dict[str, bytes]:

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import make_repo
 from tests.core.env_fixtures import bare_venv, make_venv  # noqa: F401
 from tui.config import Config
-from tui.core.sandbox import Sandbox, detect
+from tui.sandbox.runner import Sandbox, detect
 
 needs_bwrap = pytest.mark.skipif(not detect(Config()).active, reason="bubblewrap does not work here")
 PATH = "/usr/local/bin:/usr/bin:/bin"

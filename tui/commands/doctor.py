@@ -58,12 +58,12 @@ def _repo_check() -> tuple[Check, Path | None]:
 
 
 def _sandbox_check(config: object) -> Check:
-    from tui.core.sandbox import detect
+    from tui.sandbox.runner import detect
 
     info = detect(config)  # type: ignore[arg-type]
     label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
     if info.active:
-        from tui.core.sandbox_sockets import describe, socket_masks
+        from tui.sandbox.sockets import describe, socket_masks
 
         label += "; " + describe(socket_masks([]))
     fix = "" if info.active else (
@@ -102,7 +102,7 @@ def _python_check(repo: Path | None, config: object) -> Check:
 
 
 def _process_check(config: object) -> Check:
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
     limit = getattr(getattr(config, "limits", None), "max_processes", 0)
     bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]

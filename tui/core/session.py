@@ -46,7 +46,7 @@ class Session:
                    model_file: str | None = None) -> "Session":
         from tui.core.llm.factory import make_backend
         from tui.policy.rules import Policy
-        from tui.core.sandbox import Sandbox, detect
+        from tui.sandbox.runner import Sandbox, detect
 
         self = cls()
         self.repo, self.config, self.approver, self._emit_out = repo, config, approver, emit

@@ -43,7 +43,7 @@ _PRIVILEGE = frozenset({"sudo", "su", "doas", "pkexec", "runuser"})
 
 
 def _homes() -> list[str]:
-    from tui.core.sandbox_profile import home_dirs
+    from tui.sandbox.profile import home_dirs
 
     found = {str(h) for h in home_dirs()} | {"/root"}
     try:

@@ -25,7 +25,7 @@ REPORT_LIMIT = 50_000_000  # bytes of a runner's report read back
 
 
 class Runner(Protocol):
-    """What tui.core.sandbox.Sandbox offers (the one command runner)."""
+    """What tui.sandbox.runner.Sandbox offers (the one command runner)."""
 
     async def run(self, command: str | list[str], *, timeout: float | None = None, idle_timeout: float | None = None,
                   network: bool = False, on_output: Callable[[str], None] | None = None, cwd: Path | None = None,
@@ -212,7 +212,7 @@ def not_started(plan: Plan) -> TestRun:
 
 
 def make_runner(repo: Path, config: "Config") -> Runner:
-    from tui.core.sandbox import Sandbox  # the one runner; imported late (bwrap probe)
+    from tui.sandbox.runner import Sandbox  # the one runner; imported late (bwrap probe)
 
     return Sandbox(repo, config)
 

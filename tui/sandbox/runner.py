@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Callable
 
 from tui.core import projenv
-from tui.core import sandbox_procs as procs
-from tui.core.sandbox_pids import PidsBound, PidsGroup, detect_bound
-from tui.core.sandbox_sockets import socket_masks
-from tui.core.sandbox_status import StatusPipe
+from tui.sandbox import procs
+from tui.sandbox.pids import PidsBound, PidsGroup, detect_bound
+from tui.sandbox.sockets import socket_masks
+from tui.sandbox.status import StatusPipe
 from tui.config import Config
 from tui.protocol.errors import SandboxError
-from tui.core.sandbox_output import OutputBuffer
-from tui.core.sandbox_profile import (
+from tui.sandbox.output import OutputBuffer
+from tui.sandbox.profile import (
     MARKER_VAR, SANDBOX_HOME, SandboxInfo, bwrap_argv, child_env, detect, git_dirs, secret_masks,
 )
 
