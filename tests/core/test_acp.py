@@ -194,7 +194,7 @@ def test_one_hunk_alone_is_what_git_applies(tmp_path: Path) -> None:
     import subprocess
 
     from tui.acp.hunks import apply_hunks
-    from tui.core.diffs import DiffIndex, file_diff, select_hunks
+    from tui.git.diffs import DiffIndex, file_diff, select_hunks
 
     rng = random.Random(7)
     for _ in range(60):

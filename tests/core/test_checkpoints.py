@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui.core import checkpoints as cps
+from tui.git import checkpoints as cps
 from tui.config import Config
 from tui.protocol.errors import RepoBusyError, RepoError
 from tui.sandbox.runner import Sandbox

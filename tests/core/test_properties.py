@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tui.protocol.proposals import Proposal
 from tui.config import Config
-from tui.core.diffs import DiffIndex, file_diff, select_hunks
+from tui.git.diffs import DiffIndex, file_diff, select_hunks
 from tui.core.llm.parse import extract_tool_calls
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.diffs import DiffIndex
+from tui.git.diffs import DiffIndex
 from tui.protocol.errors import DevagentError
 from tui.safety.paths import resolve_in_repo
 

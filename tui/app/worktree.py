@@ -42,7 +42,7 @@ def parse_porcelain(out: str) -> tuple[str, int, int]:
 
 async def git(repo: Path, *args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
     """Run git (through gitsafe: it runs on the host); cancelling the caller kills the process."""
-    from tui.core import gitsafe
+    from tui.git import gitsafe
 
     code, out, err = await gitsafe.run_async(repo, *args, input=stdin, timeout=120)
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
@@ -60,7 +60,7 @@ async def tree_state(repo: Path) -> TreeState:
 
 async def stage_hunks(repo: Path, diff: str, accepted: set[int], *, unstage: bool) -> str:
     """Stage (or unstage) the accepted hunks of ``diff``; returns "" or git's error message."""
-    from tui.core.diffs import select_hunks
+    from tui.git.diffs import select_hunks
 
     patch = select_hunks(diff, accepted)
     if not patch.strip() or not accepted:

@@ -10,11 +10,11 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
 HELP = "commit the staged changes with a message written from the staged diff (asks first; hooks run)"
 
@@ -39,7 +39,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, staged: str) -> str:
-    from tui.core import commitmsg
+    from tui.git import commitmsg
 
     subjects = repo.recent_subjects(10)
     if args.no_model:
@@ -73,9 +73,9 @@ def _show(message: str) -> None:
 async def _main(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.config import load_config
-    from tui.core.diffs import DiffIndex
+    from tui.git.diffs import DiffIndex
     from tui.protocol.errors import RepoError
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     repo.ensure_writable()

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.protocol.errors import NotARepoError, RepoError
 
 

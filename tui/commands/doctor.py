@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 
 HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
 

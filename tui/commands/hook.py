@@ -34,8 +34,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
-    from tui.core import hooks
-    from tui.core.repo import Repo
+    from tui.git import hooks
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     if args.action == "suggest":
@@ -57,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
 def suggest(repo: "object", argv: list[str]) -> int:
     """prepare-commit-msg: put a suggested message above git's comments. Never blocks the commit."""
-    from tui.core import commitmsg
+    from tui.git import commitmsg
     from tui.config import load_config
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     assert isinstance(repo, Repo)
     if not argv or (len(argv) > 1 and argv[1] in ("message", "merge", "squash", "commit", "template")):

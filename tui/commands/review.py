@@ -11,8 +11,8 @@ from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.core.repo import Repo
-    from tui.core.review import ReviewResult
+    from tui.git.repo import Repo
+    from tui.git.review import ReviewResult
 
 HELP = "review the staged diff: deterministic checks, then a time-boxed model review; exit 1 on blocking findings"
 
@@ -80,7 +80,7 @@ def open_tty() -> Tty | None:
 
 
 async def _review(repo: "Repo", config: "Config", args: argparse.Namespace) -> "ReviewResult":
-    from tui.core.review import review_staged
+    from tui.git.review import review_staged
 
     if args.no_model:
         return await review_staged(repo, config)
@@ -104,9 +104,9 @@ def _print(result: "ReviewResult", out: "IO[str] | Tty") -> None:
 
 
 def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tty) -> int:
-    from tui.core.diffs import DiffIndex
+    from tui.git.diffs import DiffIndex
     from tui.protocol.errors import DevagentError
-    from tui.core.review import ReviewResult, deterministic
+    from tui.git.review import ReviewResult, deterministic
 
     while True:
         _print(result, tty)
@@ -148,7 +148,7 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
 def run(args: argparse.Namespace) -> int:
     from tui.commands.common import find_repo
     from tui.config import load_config
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     config = load_config(repo.root)

@@ -218,7 +218,7 @@ class TextApprover:
                 return Decision("edit", command=edited)
             return None
         if proposal.diff:
-            from tui.core.diffs import DiffIndex
+            from tui.git.diffs import DiffIndex
 
             total = len(DiffIndex.from_text(proposal.diff).hunks)
             keep = await self._ask(f"Hunks to keep, 1-{total} (e.g. 1,3; empty keeps all): ")

@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.protocol.errors import PathRefused
 from tui.safety.paths import read_bounded
 

@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.protocol.proposals import Approver
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
@@ -256,8 +256,8 @@ class Session:
         Stops when they pass, at ``tests.fix_attempts``, when the same failures come back unchanged, when a
         turn changes nothing, or when the task is cancelled (Esc). Every approved edit is checkpointed.
         """
-        from tui.core.checkpoints import snapshot_tree
-        from tui.core.repo import Repo
+        from tui.git.checkpoints import snapshot_tree
+        from tui.git.repo import Repo
         from tui.core.testing import FixLoop, run_tests
 
         limit = self.config.tests.fix_attempts if limit is None else limit

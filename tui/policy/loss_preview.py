@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.safety.risk import where
 from tui.safety.shell_parse import ParsedCommand, parse
 

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.config import Config
 from tui.protocol.errors import ConfigError
 

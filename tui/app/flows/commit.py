@@ -23,7 +23,7 @@ def start_commit(app: "DevagentApp") -> None:
 
 async def _commit(app: "DevagentApp") -> None:
     from tui.app.screens.commit import CommitScreen
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     try:
         repo = await asyncio.to_thread(Repo, app.repo)
@@ -60,7 +60,7 @@ async def _commit(app: "DevagentApp") -> None:
 
 async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, str]:
     """(message, source) from the staged diff alone."""
-    from tui.core import commitmsg
+    from tui.git import commitmsg
 
     subjects = await asyncio.to_thread(repo.recent_subjects)
     session = app.session

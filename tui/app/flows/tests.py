@@ -142,7 +142,7 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
 async def file_view(repo: Path, path: str) -> tuple[str | None, str | None]:
     """(the file's working-tree diff or None, its text or None) for opening a failure."""
     from tui.safety.paths import read_bounded, resolve_in_repo
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     def read() -> tuple[str | None, str | None]:
         try:

@@ -25,9 +25,9 @@ def start_undo(app: "DevagentApp") -> None:
 async def _undo(app: "DevagentApp") -> None:
     from tui.app.screens.undo import UndoScreen
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core import checkpoints
-    from tui.core.diffs import DiffIndex
-    from tui.core.repo import Repo
+    from tui.git import checkpoints
+    from tui.git.diffs import DiffIndex
+    from tui.git.repo import Repo
 
     try:
         repo = await asyncio.to_thread(Repo, app.repo)

@@ -1,7 +1,7 @@
 """The diff viewer: a Line-API scroll view that stays instant on million-line diffs.
 
 Only visible rows are rendered; only visible code is highlighted (with a small
-cache). Headers are indexed up front by ``tui.core.diffs.DiffIndex`` (a regex
+cache). Headers are indexed up front by ``tui.git.diffs.DiffIndex`` (a regex
 pass); hunk bodies are read when they scroll into view. In idle time the page
 above and the page below are built ahead, so a page step paints cached rows.
 """
@@ -31,7 +31,7 @@ from .diff_frame import Finish, finished, labels_of
 from .diff_render import DiffStyles, Highlighter
 
 if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame needs none of them
-    from tui.core.diffs import DiffIndex
+    from tui.git.diffs import DiffIndex
 
     from .diff_layout import Layout
     from .diff_rows import DiffRows
@@ -124,7 +124,7 @@ class DiffView(ScrollView, can_focus=True):
     # -- public API -----------------------------------------------------------------------------
     def show_diff(self, text: str, *, mode: str = "proposal", title: str = "") -> None:
         """Show ``text`` (a git diff); every hunk starts accepted."""
-        from tui.core.diffs import DiffIndex
+        from tui.git.diffs import DiffIndex
 
         from .diff_layout import Layout, number_width
         from .diff_rows import DiffRows

@@ -7,7 +7,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.core.diffs import DiffIndex
+from tui.git.diffs import DiffIndex
 
 from .diff_layout import file_counts
 

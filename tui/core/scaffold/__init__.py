@@ -32,6 +32,6 @@ def build_scaffold(repo: Path, kind: str, name: str, directory: str | None = Non
 
 def scaffold_diff(scaffold: Scaffold) -> str:
     """One git-style diff creating every file (tests after sources, as rendered)."""
-    from tui.core.diffs import file_diff
+    from tui.git.diffs import file_diff
 
     return "".join(file_diff(rel, None, content.encode("utf-8")) for rel, content in scaffold.files.items())

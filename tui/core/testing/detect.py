@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.safety.paths import read_regular
 from tui.protocol.errors import ToolError
 from tui.core.testing.model import Suite

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.protocol.errors import ToolError
 
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text

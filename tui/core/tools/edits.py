@@ -22,7 +22,7 @@ MAX_EDIT_BYTES = 8_000_000  # a larger file is not rewritten through a diff prop
 def repo_of(ctx: ToolContext) -> Any:
     """The core.repo.Repo for this context (created once, GitPython loaded lazily)."""
     if "repo" not in ctx.extras:
-        from tui.core.repo import Repo
+        from tui.git.repo import Repo
 
         ctx.extras["repo"] = Repo(ctx.repo)
     return ctx.extras["repo"]
@@ -30,7 +30,7 @@ def repo_of(ctx: ToolContext) -> Any:
 
 async def checkpoint(ctx: ToolContext, label: str) -> Any:
     """Snapshot the working tree before an approved change; emits Checkpointed. None if it fails."""
-    from tui.core import checkpoints
+    from tui.git import checkpoints
 
     try:
         cp = await asyncio.to_thread(checkpoints.create, repo_of(ctx), label, ctx.session_id or "adhoc",
@@ -72,7 +72,7 @@ def match_line_endings(old: bytes | None, new: bytes) -> bytes:
 
 
 def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
-    from tui.core.diffs import DiffIndex, file_diff
+    from tui.git.diffs import DiffIndex, file_diff
 
     if old == new:
         raise ToolError(f"that leaves {rel} unchanged; nothing to propose")
@@ -98,7 +98,7 @@ def changed_lines(patch: str, limit: int = 1500) -> str:
 
 async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
     """Apply the accepted hunks of an approved edit proposal, after a checkpoint."""
-    from tui.core.diffs import DiffIndex, describe_hunks, select_hunks
+    from tui.git.diffs import DiffIndex, describe_hunks, select_hunks
 
     diff = proposal.diff or ""
     total = len(DiffIndex.from_text(diff).hunks)

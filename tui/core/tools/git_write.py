@@ -27,14 +27,14 @@ def _paths(args: dict[str, Any]) -> list[str]:
 
 
 def _counts(diff: str) -> tuple[int, int, int]:
-    from tui.core.diffs import DiffIndex
+    from tui.git.diffs import DiffIndex
 
     idx = DiffIndex.from_text(diff)
     return len(idx.files), sum(h.added for h in idx.hunks), sum(h.removed for h in idx.hunks)
 
 
 async def propose_stage(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
-    from tui.core.diffs import files_in
+    from tui.git.diffs import files_in
 
     paths = _paths(args)
     diff = await asyncio.to_thread(repo_of(ctx).diff_worktree, paths or None)
@@ -47,7 +47,7 @@ async def propose_stage(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 
 async def execute_stage(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
-    from tui.core.diffs import DiffIndex, describe_hunks, select_hunks
+    from tui.git.diffs import DiffIndex, describe_hunks, select_hunks
 
     diff = proposal.diff or ""
     total = len(DiffIndex.from_text(diff).hunks)
@@ -67,8 +67,8 @@ async def execute_stage(ctx: ToolContext, proposal: Proposal, decision: Decision
 
 
 async def propose_commit(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
-    from tui.core import commitmsg
-    from tui.core.diffs import files_in
+    from tui.git import commitmsg
+    from tui.git.diffs import files_in
 
     repo = repo_of(ctx)
     await asyncio.to_thread(repo.ensure_writable)

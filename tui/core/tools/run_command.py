@@ -59,7 +59,7 @@ async def changes_since(ctx: ToolContext, before: Any) -> str:
     """The working-tree diff between the checkpoint taken before the command and now."""
     if before is None:
         return ""
-    from tui.core import checkpoints
+    from tui.git import checkpoints
     from tui.protocol.errors import DevagentError
     from tui.core.tools.edits import repo_of
 

@@ -23,11 +23,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 from tui.safety import paths
-from tui.core.diffs import to_text
+from tui.git.diffs import to_text
 from tui.protocol.errors import DevagentError, RepoError
-from tui.core.repo import GIT_CONFIG, Repo
+from tui.git.repo import GIT_CONFIG, Repo
 
 REF_ROOT = "refs/devagent/checkpoints"
 _IDENTITY = {

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, overload
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"

@@ -16,8 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from tui.core import gitsafe
-from tui.core.diffs import select_hunks, to_bytes, to_text
+from tui.git import gitsafe
+from tui.git.diffs import select_hunks, to_bytes, to_text
 from tui.protocol.errors import NotARepoError, PatchError, PathRefused, RepoBusyError, RepoError
 from tui.safety.paths import read_bounded
 

@@ -14,7 +14,7 @@ import re
 import textwrap
 from typing import TYPE_CHECKING
 
-from tui.core.diffs import DiffIndex, FileRef
+from tui.git.diffs import DiffIndex, FileRef
 
 if TYPE_CHECKING:
     from tui.core.llm.base import Backend

@@ -16,12 +16,12 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
-from tui.core.diffs import DiffIndex, split_lines, to_text
+from tui.git.diffs import DiffIndex, split_lines, to_text
 
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.core.llm.base import Backend
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
 SEVERITIES = ("error", "warning", "info")
 PARSE_LIMIT = 5 * 1024 * 1024  # larger files are not parsed (a syntax check is not worth the wait)
@@ -177,7 +177,7 @@ _MODEL_LINE = re.compile(r"^\s*[-*]?\s*`?([^\s:`]+?)`?:(\d+)?:?\s*(warning|info|
 async def model_review(backend: "Backend", staged_diff: str, budget: float, *, model: str | None = None
                        ) -> tuple[list[Finding], str]:
     """Ask the model for problems in the staged diff within ``budget`` seconds; no server is not an error."""
-    from tui.core.commitmsg import bounded_diff
+    from tui.git.commitmsg import bounded_diff
     from tui.protocol.errors import ModelError
 
     files = {f.path for f in DiffIndex.from_text(staged_diff).files}

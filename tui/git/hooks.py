@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tui.protocol.errors import RepoError
 from tui.safety.paths import read_regular, replace_file
-from tui.core.repo import Repo
+from tui.git.repo import Repo
 
 MARKER = "# devagent-hook v2"
 _ANY_MARKER = "# devagent-hook v"  # v1 hooks started Python without -I: a refresh replaces them
