@@ -165,7 +165,7 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from tui.core.llm.modelcache import model_dir
+    from tui.llm.modelcache import model_dir
 
     model = args.model_file or Path(os.environ.get("DEVAGENT_TEST_MODEL_DIR") or model_dir()) / \
         "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"

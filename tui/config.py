@@ -80,7 +80,7 @@ class TestsConfig:
 
 
 def _pass_default() -> list[str]:
-    from tui.core.projenv.variables import PASS_DEFAULT
+    from tui.projenv.variables import PASS_DEFAULT
 
     return list(PASS_DEFAULT)
 
@@ -237,7 +237,7 @@ def _rules(data: dict[str, Any], origin: str) -> dict[str, list[str]]:
 def _check_project(project: Any, origin: str, repo: bool) -> None:
     """[project] values: strings only. From a repo: a python path inside it, literal values for allowed names
     (projenv.REPO_SETTABLE), and never pass_env (devagent's environment holds API keys)."""
-    from tui.core.projenv.variables import repo_env_problem
+    from tui.projenv.variables import repo_env_problem
 
     if not isinstance(project, dict):
         return  # _apply reports the wrong type

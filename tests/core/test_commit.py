@@ -13,7 +13,7 @@ from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.git import commitmsg
 from tui.config import Config
-from tui.core.llm.factory import make_backend
+from tui.llm.factory import make_backend
 from tui.git.repo import Repo
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tui.protocol.errors import ToolError
-from tui.core.symbols.jssplice import splice_js
-from tui.core.symbols.pysplice import place_appended, splice_python
+from tui.symbols.jssplice import splice_js
+from tui.symbols.pysplice import place_appended, splice_python
 
 CLIENT = textwrap.dedent('''\
     """HTTP client helpers."""

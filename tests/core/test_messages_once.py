@@ -17,7 +17,7 @@ from tests.core.test_cli_run import devagent, json_lines
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.protocol.events import Notice, TextDelta, TextDone
 from tui.core.headless import TextPrinter
-from tui.core.llm.parse import extract_tool_calls
+from tui.llm.parse import extract_tool_calls
 from tui.core.prose import ProseStream
 
 CALL = '{"name": "read_file", "arguments": {"path": "app.py"}}'

@@ -16,8 +16,8 @@ import pytest
 from tests.conftest import make_repo
 from tests.core.env_fixtures import bare_venv, make_venv, project_venv  # noqa: F401
 from tui.config import Config
-from tui.core.projenv import find_python
-from tui.core.projenv.managers import poetry_env_name
+from tui.projenv import find_python
+from tui.projenv.managers import poetry_env_name
 
 PATH = "/usr/local/bin:/usr/bin:/bin"
 

@@ -151,7 +151,7 @@ async def test_the_repo_venv_is_activated_for_every_command(repo: Path, monkeypa
 @pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
 async def test_a_node_toolchain_under_tmp_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """nvm's layout (NVM_DIR/versions/node/vX/bin) unpacked under /tmp, and nothing else on PATH has node."""
-    from tui.core.testing import run_tests
+    from tui.testing import run_tests
 
     repo = make_repo(tmp_path / "web", {
         "package.json": '{"name": "w", "scripts": {"test": "node --test"}}\n',

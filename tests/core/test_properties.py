@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tui.protocol.proposals import Proposal
 from tui.config import Config
 from tui.git.diffs import DiffIndex, file_diff, select_hunks
-from tui.core.llm.parse import extract_tool_calls
+from tui.llm.parse import extract_tool_calls
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(SETTINGS, max_examples=30)  # each example runs git or the shell parser several times

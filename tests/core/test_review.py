@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.config import Config
-from tui.core.llm.factory import make_backend
+from tui.llm.factory import make_backend
 from tui.git.repo import Repo
 from tui.git.review import deterministic, review_staged
 

@@ -44,7 +44,7 @@ async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, stag
     subjects = repo.recent_subjects(10)
     if args.no_model:
         return commitmsg.fallback_message(staged, subjects)
-    from tui.core.llm.factory import make_backend
+    from tui.llm.factory import make_backend
 
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)
     try:

@@ -75,7 +75,7 @@ def _sandbox_check(config: object) -> Check:
 
 def _python_check(repo: Path | None, config: object) -> Check:
     """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
-    from tui.core import projenv
+    from tui import projenv
 
     if repo is None:
         return Check("python", True, "not in a repository: no project interpreter to choose")
@@ -113,7 +113,7 @@ async def _model_check(config: object, args: argparse.Namespace) -> Check:
     from tui.protocol.errors import DevagentError
 
     try:
-        from tui.core.llm.factory import make_backend
+        from tui.llm.factory import make_backend
     except ImportError:
         return await _http_probe(config, args)
     try:
@@ -158,8 +158,8 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
 
 def _embedded_check(config: object, args: argparse.Namespace) -> Check:
     """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
-    from tui.core.llm.download import size_text
-    from tui.core.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
+    from tui.llm.download import size_text
+    from tui.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
 
     configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")
     runtime = runtime_installed()

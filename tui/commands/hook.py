@@ -74,7 +74,7 @@ def suggest(repo: "object", argv: list[str]) -> int:
             return 0
         config = load_config(repo.root)
         config.model.retries = 0  # a suggestion is not worth waiting for retries
-        from tui.core.llm.factory import make_backend
+        from tui.llm.factory import make_backend
 
         async def make() -> str:
             backend = make_backend(config)

@@ -84,7 +84,7 @@ async def _review(repo: "Repo", config: "Config", args: argparse.Namespace) -> "
 
     if args.no_model:
         return await review_staged(repo, config)
-    from tui.core.llm.factory import make_backend
+    from tui.llm.factory import make_backend
 
     config.model.retries = 0  # the review has its own budget; a missing server should cost one refused connect
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)

@@ -15,7 +15,7 @@ HELP = "create a component/page/route/module/widget/package following the repo's
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from tui.core.scaffold import KINDS
+    from tui.scaffold import KINDS
 
     parser.add_argument("kind", choices=KINDS, help="what to create")
     parser.add_argument("name", help="e.g. Button, settings, text_utils, StatusBar, shapes")
@@ -35,7 +35,7 @@ def _ask(question: str) -> bool:
 
 async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
     from tui.protocol.errors import ToolError
-    from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
+    from tui.testing import choose_suite, detect_suites, plan_run, run_plan
 
     try:
         suite = choose_suite(detect_suites(repo, config), "", selection, repo)

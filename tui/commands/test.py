@@ -31,7 +31,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _print_run(run: object) -> None:
-    from tui.core.testing import TestRun
+    from tui.testing import TestRun
 
     assert isinstance(run, TestRun)
     print()
@@ -104,8 +104,8 @@ async def _main(args: argparse.Namespace) -> int:
         return await _fix(args)
     from tui.commands.common import find_repo
     from tui.config import load_config
-    from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
-    from tui.core.testing.detect import suite_for_path
+    from tui.testing import choose_suite, detect_suites, plan_run, run_plan
+    from tui.testing.detect import suite_for_path
 
     repo = find_repo()
     config = load_config(repo)

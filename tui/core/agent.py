@@ -22,7 +22,7 @@ from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, N
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
 from tui.core.agent_words import is_question, keeps_tests
-from tui.core.llm.base import Backend, ModelInfo, ToolCall
+from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.core.tools.common import CHARS_PER_TOKEN, bound
 from tui.core.verify import changed_files, is_test
@@ -439,7 +439,7 @@ class Agent:
         if not path or not symbol or path in self._reads or f"{path}::{symbol}" in self._reads \
                 or (path, symbol) in turn.shown_defs:
             return False
-        from tui.core.symbols import find, outline_of
+        from tui.symbols import find, outline_of
         from tui.core.verify import _read
 
         if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
@@ -554,7 +554,7 @@ class Agent:
         """(calls, errors for the model, the text without the calls that were read from it)."""
         if native:
             return native, [], text
-        from tui.core.llm.parse import extract_tool_calls
+        from tui.llm.parse import extract_tool_calls
 
         names = set(self.tools) | ({ANSWER} if constrained else set())
         parsed = extract_tool_calls(text, names)

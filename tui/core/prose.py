@@ -84,7 +84,7 @@ class ProseStream:
     def _has_call(self, text: str) -> bool:
         if not _MAY_BE_CALL.search(text):
             return False
-        from tui.core.llm.parse import extract_tool_calls
+        from tui.llm.parse import extract_tool_calls
 
         if self._names is None:
             self._names = set(self._tool_names())

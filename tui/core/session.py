@@ -17,8 +17,8 @@ from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
 from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
-from tui.core.llm.base import ModelInfo, ToolCall
-from tui.core.llm.modelcache import embedded_route_hint
+from tui.llm.base import ModelInfo, ToolCall
+from tui.llm.modelcache import embedded_route_hint
 from tui.core.store import Store, default_store_path
 from tui.core.tools.base import ToolContext, ToolResult
 
@@ -44,7 +44,7 @@ class Session:
     async def open(cls, repo: Path, config: Config, *, approver: Approver, emit: Emit, resume: str | None = None,
                    model: str | None = None, host: str | None = None, backend: str | None = None,
                    model_file: str | None = None) -> "Session":
-        from tui.core.llm.factory import make_backend
+        from tui.llm.factory import make_backend
         from tui.policy.rules import Policy
         from tui.sandbox.runner import Sandbox, detect
 
@@ -149,8 +149,8 @@ class Session:
             return False
         from importlib.util import find_spec
 
-        from tui.core.llm.factory import make_backend
-        from tui.core.llm.modelcache import resolve_model_file
+        from tui.llm.factory import make_backend
+        from tui.llm.modelcache import resolve_model_file
 
         path = resolve_model_file(self.config.model.model_file)
         if path is None or not path.is_file() or find_spec("xllamacpp") is None:
@@ -258,12 +258,12 @@ class Session:
         """
         from tui.git.checkpoints import snapshot_tree
         from tui.git.repo import Repo
-        from tui.core.testing import FixLoop, run_tests
+        from tui.testing import FixLoop, run_tests
 
         limit = self.config.tests.fix_attempts if limit is None else limit
         repo = Repo(self.repo)
         if not await self._approve_repo_test_command():
-            from tui.core.testing.fixloop import FixLoopResult
+            from tui.testing.fixloop import FixLoopResult
 
             self.emit(Notice("fix loop: the repository's own test command was not approved, so nothing ran",
                              "warning"))

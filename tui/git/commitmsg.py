@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tui.git.diffs import DiffIndex, FileRef
 
 if TYPE_CHECKING:
-    from tui.core.llm.base import Backend
+    from tui.llm.base import Backend
 
 SUMMARY_MAX = 72
 BODY_WIDTH = 72
@@ -99,7 +99,7 @@ async def generate_with_source(backend: "Backend", staged_diff: str, recent_subj
     try:
         raw = await asyncio.wait_for(ask(), timeout)
     except ModelError as exc:
-        from tui.core.llm.modelcache import unreachable_note
+        from tui.llm.modelcache import unreachable_note
 
         return fallback_message(staged_diff, recent_subjects), f"fallback ({exc.message}{unreachable_note(exc)})"
     except asyncio.TimeoutError:

@@ -20,7 +20,7 @@ from tui.git.diffs import DiffIndex, split_lines, to_text
 
 if TYPE_CHECKING:
     from tui.config import Config
-    from tui.core.llm.base import Backend
+    from tui.llm.base import Backend
     from tui.git.repo import Repo
 
 SEVERITIES = ("error", "warning", "info")
@@ -201,7 +201,7 @@ async def model_review(backend: "Backend", staged_diff: str, budget: float, *, m
     except asyncio.TimeoutError:
         status = f"model review stopped at the {budget:.0f}s budget"
     except ModelError as exc:
-        from tui.core.llm.modelcache import unreachable_note
+        from tui.llm.modelcache import unreachable_note
 
         return [], f"no model review ({exc.message}{unreachable_note(exc)})"
     else:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tui.core import projenv
+from tui import projenv
 from tui.sandbox import procs
 from tui.sandbox.pids import PidsBound, PidsGroup, detect_bound
 from tui.sandbox.sockets import socket_masks

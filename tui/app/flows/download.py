@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def would_help(app: "DevagentApp", err: Any) -> bool:
     from tui.protocol.errors import ServerUnreachable
-    from tui.core.llm.modelcache import resolve_model_file
+    from tui.llm.modelcache import resolve_model_file
 
     session = app.session
     if not isinstance(err, ServerUnreachable) or session is None:
@@ -40,8 +40,8 @@ def maybe_offer(app: "DevagentApp", err: Any) -> None:
 def offer(app: "DevagentApp") -> None:
     from tui.app.screens.download import DownloadScreen
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core.llm.catalog import default_model
-    from tui.core.llm.modelcache import model_dir, runtime_installed
+    from tui.llm.catalog import default_model
+    from tui.llm.modelcache import model_dir, runtime_installed
 
     app.download_offered = True
     if any(isinstance(screen, DownloadScreen) for screen in app.screen_stack):
@@ -59,7 +59,7 @@ def offer(app: "DevagentApp") -> None:
 
 def downloaded(app: "DevagentApp", path: Path | None) -> None:
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core.llm.catalog import default_model
+    from tui.llm.catalog import default_model
 
     pane = app.main.query_one(AgentPane)
     if path is None:

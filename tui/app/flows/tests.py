@@ -48,7 +48,7 @@ def start_tests(app: "DevagentApp", selection: str = "") -> None:
 
 async def _run_tests(app: "DevagentApp", selection: str) -> None:
     from tui.app.screens.tests_results import ALL, SuitePickScreen
-    from tui.core.testing import TestRun, detect_suites
+    from tui.testing import TestRun, detect_suites
 
     try:
         suites = await asyncio.to_thread(detect_suites, app.repo, app.config)

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui.protocol.proposals import Proposal
 from tui.protocol.errors import ToolError
-from tui.core.symbols.pysplice import place_appended
+from tui.symbols.pysplice import place_appended
 from tui.core.tools.base import ToolContext, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current

@@ -15,7 +15,7 @@ from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal
 from tui.protocol.errors import ToolError
-from tui.core.symbols import language_of, outline_of, walk
+from tui.symbols import language_of, outline_of, walk
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import str_arg
 from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
@@ -27,11 +27,11 @@ def splice(rel: str, text: str, symbol: str, code: str) -> Any:
     """The Spliced result for ``rel``'s language; a ToolError for languages without symbol edits."""
     language = language_of(rel)
     if language == "python":
-        from tui.core.symbols.pysplice import splice_python
+        from tui.symbols.pysplice import splice_python
 
         return splice_python(text, symbol, code, rel)
     if language == "js":
-        from tui.core.symbols.jssplice import splice_js
+        from tui.symbols.jssplice import splice_js
 
         return splice_js(text, symbol, code, rel)
     raise ToolError(f"edit_symbol works on Python and JS/TS files; for {rel} use edit_file")
@@ -82,7 +82,7 @@ def _added_lines(patch: str) -> list[tuple[int, int]]:
 
 def where_now(rel: str, text: str, code: str, symbol: str, patch: str) -> str:
     """'Config.get is now lines 20-31 of calc.py.' for the definition the applied hunks touched."""
-    from tui.core.symbols.model import normalize
+    from tui.symbols.model import normalize
 
     name = _defined_name(rel, code) or normalize(symbol).rsplit(".", 1)[-1]
     ranges = _added_lines(patch)
@@ -96,7 +96,7 @@ def where_now(rel: str, text: str, code: str, symbol: str, patch: str) -> str:
 
 def _defined_name(rel: str, code: str) -> str:
     if language_of(rel) == "python":
-        from tui.core.symbols.pysplice import first_def_name
+        from tui.symbols.pysplice import first_def_name
 
         return first_def_name(code)
     return ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tui.core.symbols import enclosing, language_of, outline_of
+from tui.symbols import enclosing, language_of, outline_of
 
 MAX_WIDEN = 8  # lines of context added on either side at most
 MAX_CALLS = 5

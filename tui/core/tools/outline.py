@@ -13,8 +13,8 @@ import difflib
 from typing import Any
 
 from tui.safety.paths import resolve_in_repo
-from tui.core.symbols import Outline, find, language_of, outline_of, walk
-from tui.core.symbols.render import header, render
+from tui.symbols import Outline, find, language_of, outline_of, walk
+from tui.symbols.render import header, render
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, did_you_mean, repo_files, str_arg
 from tui.core.tools.edits import read_current

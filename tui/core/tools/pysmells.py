@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from tui.core.symbols.model import is_test_file
+from tui.symbols.model import is_test_file
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LITERALS = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp, ast.SetComp, ast.JoinedStr)

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from tui.safety.paths import read_bounded, resolve_in_repo
-from tui.core.symbols import language_of
+from tui.symbols import language_of
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
 

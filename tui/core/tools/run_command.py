@@ -38,7 +38,7 @@ async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     """The snippet runs in the project's interpreter (projenv.find_python), chosen now and shown in the command."""
-    from tui.core.projenv import find_python
+    from tui.projenv import find_python
 
     code = str_arg(args, "code")
     if not code.strip():
@@ -74,7 +74,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     if proposal.kind == "python":
         python = str(proposal.arguments.get("_python") or "")
         if not python:  # a proposal recorded before the interpreter was part of it
-            from tui.core.projenv import find_python
+            from tui.projenv import find_python
 
             python = find_python(ctx.repo, ctx.config).python or "python3"
         python_line = str(proposal.arguments.get("_python_line") or f"python: {python}")

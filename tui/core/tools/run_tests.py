@@ -13,8 +13,8 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
 from tui.protocol.errors import ToolError
-from tui.core.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
-from tui.core.testing.run import NO_INTERPRETER_HINT
+from tui.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
+from tui.testing.run import NO_INTERPRETER_HINT
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
 

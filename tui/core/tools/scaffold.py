@@ -11,7 +11,7 @@ from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
-from tui.core.scaffold import KINDS, build_scaffold, scaffold_diff
+from tui.scaffold import KINDS, build_scaffold, scaffold_diff
 from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.core.tools.common import str_arg
 
