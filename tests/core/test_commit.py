@@ -150,8 +150,8 @@ def test_cli_busy_repo(repo: Path) -> None:
 
 async def test_stage_and_commit_tools(repo: Path) -> None:
     from tui.protocol.proposals import Decision
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.git_write import COMMIT, STAGE
+    from tui.tools.base import ToolContext
+    from tui.tools.git_write import COMMIT, STAGE
 
     (repo / "app.py").write_text("def add(a, b):\n    return a + b + 1\n")
     (repo / "new.txt").write_text("new\n")

@@ -16,8 +16,8 @@ from tui.config import load_config
 from tui.protocol.errors import PathRefused, ToolError
 from tui.scaffold import build_scaffold, detect_project, scaffold_diff, validate
 from tui.testing import detect_suites, plan_run, run_plan
-from tui.core.tools import scaffold as scaffold_tool
-from tui.core.tools.base import ToolContext
+from tui.tools import scaffold as scaffold_tool
+from tui.tools.base import ToolContext
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -340,8 +340,8 @@ async def test_run_tests_tool_is_a_command_proposal_with_structured_result(tmp_p
 
     from tui.protocol.proposals import Decision
     from tui.protocol.events import CommandOutput
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.run_tests import SPEC
+    from tui.tools.base import ToolContext
+    from tui.tools.run_tests import SPEC
 
     repo = fx.build(tmp_path / "py", fx.PY_FILES)
     config = load_config(repo)

@@ -54,8 +54,8 @@ async def _main(args: argparse.Namespace) -> int:
     from tui.protocol.proposals import Decision
     from tui.config import load_config
     from tui.protocol.events import Checkpointed, Event, Notice
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.scaffold import SPEC
+    from tui.tools.base import ToolContext
+    from tui.tools.scaffold import SPEC
 
     def emit(event: Event) -> None:
         if isinstance(event, Notice):

@@ -23,8 +23,8 @@ from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, N
                              TurnStarted)
 from tui.core.agent_words import is_question, keeps_tests
 from tui.llm.base import Backend, ModelInfo, ToolCall
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec
-from tui.core.tools.common import CHARS_PER_TOKEN, bound
+from tui.tools.base import ToolContext, ToolResult, ToolSpec
+from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.core.verify import changed_files, is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
@@ -210,7 +210,7 @@ class Agent:
     async def _ground(self, prompt: str) -> None:
         """The request-ranked repo map and hints, as a message after the prompt (the system prompt stays fixed)."""
         from tui.core.grounding import turn_context
-        from tui.core.tools.common import repo_files
+        from tui.tools.support.common import repo_files
 
         files = await repo_files(self.ctx.repo)
         text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
@@ -221,7 +221,7 @@ class Agent:
     async def _read_mentioned(self, prompt: str) -> None:
         """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
         from tui.core.mentions import mentioned
-        from tui.core.tools.common import repo_files
+        from tui.tools.support.common import repo_files
 
         count = self.config.model.read_mentioned
         spec = self.tools.get("read_file")
@@ -330,7 +330,7 @@ class Agent:
         if turn.parts_reminded or not turn.touched or is_question(self.prompt):
             return False
         from tui.core.mentions import mentioned
-        from tui.core.tools.common import repo_files
+        from tui.tools.support.common import repo_files
 
         named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
                  and not (keeps_tests(self.prompt) and is_test(p))]
@@ -480,7 +480,7 @@ class Agent:
         if not turn.unverified.strip() or turn.verifications >= MAX_VERIFY or "run_tests" not in self.tools \
                 or self.config.model.verify == "off" or not self.verifying:
             return False
-        from tui.core.tools.common import repo_files
+        from tui.tools.support.common import repo_files
         from tui.core.verify import choose
 
         diff, turn.unverified = turn.unverified, ""

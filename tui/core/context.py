@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui.core.tools.common import CHARS_PER_TOKEN
+from tui.tools.support.common import CHARS_PER_TOKEN
 
 TRIMMED = "[output trimmed to fit the model's context]"
 HIGH, LOW = 0.8, 0.6  # a new turn above HIGH of the budget cuts the older turns down to LOW

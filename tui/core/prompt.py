@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.core.tools.base import ToolSpec
+from tui.tools.base import ToolSpec
 
 PROMPT = """You are devagent, a careful coding assistant working inside the developer's git repository.
 You help the developer by reading code, proposing edits and running commands. The developer approves every

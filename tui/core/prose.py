@@ -43,7 +43,7 @@ def finished_prefix(text: str, start: int) -> int:
 
 
 def _default_names() -> set[str]:
-    from tui.core.tools.registry import load_tools
+    from tui.tools.registry import load_tools
 
     return set(load_tools())
 

@@ -20,7 +20,7 @@ from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice,
 from tui.llm.base import ModelInfo, ToolCall
 from tui.llm.modelcache import embedded_route_hint
 from tui.core.store import Store, default_store_path
-from tui.core.tools.base import ToolContext, ToolResult
+from tui.tools.base import ToolContext, ToolResult
 
 
 def git_common_dir(repo: Path) -> Path:
@@ -72,7 +72,7 @@ class Session:
             resumed = True
         else:
             self.session_id = self.store.new_session(repo, model=self.requested_model or "")
-        from tui.core.tools.registry import load_tools
+        from tui.tools.registry import load_tools
 
         self.tools = load_tools()
         # Staging and committing are the developer's steps (keys, `devagent commit`), not the model's:
@@ -227,7 +227,7 @@ class Session:
 
         State-changing tools go through exactly the same Policy, Approver and sandbox as the agent's calls.
         """
-        from tui.core.tools.base import ToolResult
+        from tui.tools.base import ToolResult
 
         spec = self.tools.get(name)
         call_id = f"{source}-{uuid.uuid4().hex[:8]}"

@@ -14,10 +14,10 @@ from typing import Any
 from tui.protocol.proposals import Proposal
 from tui.protocol.errors import ToolError
 from tui.symbols.pysplice import place_appended
-from tui.core.tools.base import ToolContext, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
-from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
-from tui.core.tools.occurrences import ambiguous, occurrences
+from tui.tools.base import ToolContext, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, str_arg
+from tui.tools.support.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
+from tui.tools.support.occurrences import ambiguous, occurrences
 
 
 def _loose_spans(text: str, old: str) -> list[tuple[int, int]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from tui.core.tools.base import ToolSpec
+from tui.tools.base import ToolSpec
 
 CORE_MODULES = ["read_file", "list_files", "search", "outline", "git_read", "write_file", "edit_file", "edit_symbol",
                 "run_command"]
@@ -12,7 +12,7 @@ OPTIONAL_MODULES = ["run_tests", "scaffold", "git_write"]
 
 
 def _specs_of(module_name: str) -> list[ToolSpec]:
-    module = importlib.import_module(f"tui.core.tools.{module_name}")
+    module = importlib.import_module(f"tui.tools.{module_name}")
     if hasattr(module, "SPECS"):
         return list(module.SPECS)
     return [module.SPEC]

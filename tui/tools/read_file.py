@@ -7,8 +7,8 @@ from typing import Any
 
 from tui.safety.paths import read_bounded, resolve_in_repo
 from tui.symbols import language_of
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, did_you_mean, str_arg
 
 MAX_BYTES = 2_000_000
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from tui.protocol.proposals import Proposal
 from tui.protocol.errors import ToolError
-from tui.core.tools.base import ToolContext, ToolSpec, params
-from tui.core.tools.common import bool_arg, str_arg
-from tui.core.tools.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
+from tui.tools.base import ToolContext, ToolSpec, params
+from tui.tools.support.common import bool_arg, str_arg
+from tui.tools.support.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
 
 _DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class|function|func|fn|interface|type)\s+(\w+)", re.M)
 MIN_LINES = 4  # files shorter than this are rewritten without a question

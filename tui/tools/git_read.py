@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import bool_arg, git_out, int_arg
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import bool_arg, git_out, int_arg
 
 
 async def status(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:

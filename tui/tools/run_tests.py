@@ -15,8 +15,8 @@ from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
 from tui.protocol.errors import ToolError
 from tui.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
 from tui.testing.run import NO_INTERPRETER_HINT
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, str_arg
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, str_arg
 
 
 WHOLE_SUITE = {"all", "*", ".", "./", "everything", "all tests", "tests", "test", "the suite", "suite", "none",
@@ -45,7 +45,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
     plan = Plan.from_dict(proposal.arguments["_plan"])
     edited = decision.command if decision.command and decision.command != plan.command else None
-    from tui.core.tools.edits import checkpoint
+    from tui.tools.support.edits import checkpoint
 
     sandbox = ctx.sandbox
     cp = await checkpoint(ctx, f"before {proposal.summary}")
@@ -57,7 +57,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
                          on_output=lambda text: ctx.emit(CommandOutput(id=proposal.id, text=text)))
     ctx.emit(CommandFinished(id=proposal.id, exit_code=run.exit_code, duration=time.monotonic() - started,
                              killed=run.killed))
-    from tui.core.tools.run_command import changes_since
+    from tui.tools.run_command import changes_since
 
     diff = await changes_since(ctx, cp)
     budget = ctx.config.limits.tool_output_tokens * CHARS_PER_TOKEN

@@ -14,7 +14,7 @@ from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import DevagentError, ToolError
 from tui.protocol.events import Checkpointed, Notice
 from tui.safety.paths import read_bounded, resolve_in_repo
-from tui.core.tools.base import ToolContext, ToolResult
+from tui.tools.base import ToolContext, ToolResult
 
 MAX_EDIT_BYTES = 8_000_000  # a larger file is not rewritten through a diff proposal
 
@@ -89,7 +89,7 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
 
 def changed_lines(patch: str, limit: int = 1500) -> str:
     """The -/+ lines of a patch, bounded: enough for a model to see its edit landed, without the context."""
-    from tui.core.tools.common import bound
+    from tui.tools.support.common import bound
 
     body = [line for line in patch.splitlines()
             if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
@@ -124,7 +124,7 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
         lines.append(describe_hunks(diff, rejected))
         if decision.reason:
             lines.append(f"The developer's reason: {decision.reason}")
-    from tui.core.tools.pycheck import new_problems
+    from tui.tools.support.pycheck import new_problems
 
     problems = [p for rel, old in before.items()
                 for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel, ctx.repo)]

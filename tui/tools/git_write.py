@@ -13,8 +13,8 @@ from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import DevagentError, ToolError
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.edits import repo_of
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.edits import repo_of
 
 
 def _paths(args: dict[str, Any]) -> list[str]:

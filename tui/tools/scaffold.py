@@ -12,8 +12,8 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
 from tui.scaffold import KINDS, build_scaffold, scaffold_diff
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import str_arg
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import str_arg
 
 
 def _directory(args: dict[str, Any]) -> str | None:
@@ -39,7 +39,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
     from tui.safety.paths import resolve_in_repo
-    from tui.core.tools.edits import apply_edit
+    from tui.tools.support.edits import apply_edit
 
     for rel in proposal.files:
         if resolve_in_repo(ctx.repo, rel).exists():

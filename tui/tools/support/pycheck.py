@@ -24,7 +24,7 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
         return [(err.lineno or 0, f"syntax error: {err.msg}", "")]
     except ValueError:  # null bytes
         return []
-    from tui.core.tools.pysmells import smells
+    from tui.tools.support.pysmells import smells
 
     try:
         from pyflakes import checker

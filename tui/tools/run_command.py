@@ -14,9 +14,9 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
 from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
-from tui.core.tools.edits import checkpoint
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
+from tui.tools.support.edits import checkpoint
 
 MAX_TIMEOUT = 3600
 
@@ -61,7 +61,7 @@ async def changes_since(ctx: ToolContext, before: Any) -> str:
         return ""
     from tui.git import checkpoints
     from tui.protocol.errors import DevagentError
-    from tui.core.tools.edits import repo_of
+    from tui.tools.support.edits import repo_of
 
     try:
         return await asyncio.to_thread(checkpoints.changes_since, repo_of(ctx), before)

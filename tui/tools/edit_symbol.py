@@ -16,9 +16,9 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal
 from tui.protocol.errors import ToolError
 from tui.symbols import language_of, outline_of, walk
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import str_arg
-from tui.core.tools.edits import apply_edit, edit_proposal, match_line_endings, read_current
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import str_arg
+from tui.tools.support.edits import apply_edit, edit_proposal, match_line_endings, read_current
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 
@@ -61,7 +61,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
     """A long definition replaced by short code that keeps none of its lines is a small model pasting another
     function under this name (a 177-line parse() became unparse's body): refused, with what to do."""
-    from tui.core.tools.edits import kept_lines
+    from tui.tools.support.edits import kept_lines
 
     found = [sym for sym in walk(outline_of(rel, text).symbols) if sym.qualname == qualname]
     if not found:

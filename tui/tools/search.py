@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tui.safety.paths import resolve_in_repo
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import git_out, str_arg
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import git_out, str_arg
 
 MAX_LINES = 200
 

@@ -15,9 +15,9 @@ from typing import Any
 from tui.safety.paths import resolve_in_repo
 from tui.symbols import Outline, find, language_of, outline_of, walk
 from tui.symbols.render import header, render
-from tui.core.tools.base import ToolContext, ToolResult, ToolSpec, params
-from tui.core.tools.common import CHARS_PER_TOKEN, did_you_mean, repo_files, str_arg
-from tui.core.tools.edits import read_current
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, did_you_mean, repo_files, str_arg
+from tui.tools.support.edits import read_current
 
 MAX_FILE_BYTES = 2_000_000
 MAX_DIR_FILES = 400
