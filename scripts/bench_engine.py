@@ -31,7 +31,7 @@ async def _engine_once(repo: Path, server: Any) -> tuple[float, list[dict[str, A
     from tests.ollama_server import Reply
     from tui.protocol.proposals import ApproveAll
     from tui.config import load_config
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     events: list[Any] = []
     session = await Session.open(repo, load_config(repo), approver=ApproveAll(), emit=events.append,

@@ -69,7 +69,7 @@ class AutoApprove:
 
 async def _session(repo: Path, model_file: Path, warm: bool) -> tuple[Any, list[Any]]:
     from tui.config import load_config
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     config = load_config(repo)
     config.model.threads, config.model.context, config.model.max_context = 2, 4096, 4096

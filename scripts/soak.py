@@ -191,7 +191,7 @@ def await_chain(coro: Any) -> list[str]:
 async def soak_turns(turns: int, seed: int, deadline: float, report: Report, workdir: Path,
                      faults: set[str] | None = None) -> None:
     from tests.ollama_server import ScriptedOllama
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     rnd = random.Random(seed)
     menu = fault_menu(rnd)

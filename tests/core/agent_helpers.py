@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from tui.protocol.proposals import Decision, Proposal
 from tui.config import Config, load_config
 from tui.protocol.events import Event
-from tui.core.session import Session
+from tui.engine.session import Session
 
 
 class ScriptedApprover:

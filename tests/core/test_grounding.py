@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.core import fixtures_repos as fx
 from tests.core.agent_helpers import ScriptedApprover, fast_config, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.session import Session
+from tui.engine.session import Session
 
 FILES = {
     "README.md": "# shop\n",

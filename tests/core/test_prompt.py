@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui.core.prompt import system_prompt
+from tui.engine.prompt import system_prompt
 from tui.tools.support.common import CHARS_PER_TOKEN
 from tui.tools.registry import load_tools
 

@@ -14,8 +14,8 @@ from tests.core import fixtures_repos as fx
 from tui.config import Config, load_config
 from tui.protocol.errors import ToolError
 from tui.protocol.events import FixAttempt
-from tui.core.tests_runner import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run,
-                                   run_plan, run_tests)
+from tui.testing import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run, run_plan,
+                         run_tests)
 from tui.testing import parsers
 
 

@@ -95,7 +95,7 @@ class DevagentAcpAgent:
     async def _open(self, cwd: str, resume: str | None) -> Live:
         from tui.commands.common import find_repo
         from tui.config import load_config
-        from tui.core.session import Session
+        from tui.engine.session import Session
 
         try:
             repo = await asyncio.to_thread(find_repo, Path(cwd))

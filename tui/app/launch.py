@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 async def open_session(app: Any) -> Any:
     """The default session factory: a real Session driven by this app."""
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     return await Session.open(app.repo, app.config, approver=app.make_approver(), emit=app.emit,
                               **app.session_options)

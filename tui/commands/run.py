@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _list_sessions() -> int:
     from tui.commands.common import find_repo
-    from tui.core.session import git_common_dir
-    from tui.core.store import Store, default_store_path
+    from tui.engine.session import git_common_dir
+    from tui.engine.store import Store, default_store_path
 
     store = Store(default_store_path(git_common_dir(find_repo())))
     rows = store.sessions()
@@ -62,8 +62,8 @@ async def _main(args: argparse.Namespace) -> int:
     from tui.config import load_config
     from tui.protocol.errors import DevagentError, ModelError
     from tui.protocol.events import ErrorEvent
-    from tui.core.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
-    from tui.core.session import Session
+    from tui.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
+    from tui.engine.session import Session
 
     if args.sessions:
         return _list_sessions()

@@ -51,8 +51,8 @@ async def _fix(args: argparse.Namespace) -> int:
     from tui.protocol.proposals import ApproveAll
     from tui.config import load_config
     from tui.protocol.events import FixAttempt
-    from tui.core.headless import StdinLines, TextApprover, TextPrinter
-    from tui.core.session import Session
+    from tui.headless import StdinLines, TextApprover, TextPrinter
+    from tui.engine.session import Session
 
     repo = find_repo()
     config = load_config(repo)

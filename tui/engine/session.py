@@ -19,7 +19,7 @@ from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.llm.base import ModelInfo, ToolCall
 from tui.llm.modelcache import embedded_route_hint
-from tui.core.store import Store, default_store_path
+from tui.engine.store import Store, default_store_path
 from tui.tools.base import ToolContext, ToolResult
 
 
@@ -175,7 +175,7 @@ class Session:
     async def _warm_up(self, warm: Any) -> None:
         import time
 
-        from tui.core import context
+        from tui.engine import context
 
         self._warm_started = True
         agent = self.agent
@@ -198,8 +198,8 @@ class Session:
             await asyncio.gather(task, return_exceptions=True)
 
     def _build_agent(self) -> None:
-        from tui.core.agent import Agent
-        from tui.core.prompt import system_prompt
+        from tui.engine.agent import Agent
+        from tui.engine.prompt import system_prompt
 
         assert self.info is not None
         if not self.messages or self.messages[0].get("role") != "system":
@@ -244,7 +244,7 @@ class Session:
         """The agent when connected; otherwise one that can decide and run tools but never calls a model."""
         if self.agent is not None:
             return self.agent
-        from tui.core.agent import Agent
+        from tui.engine.agent import Agent
 
         return Agent(backend=self.backend, info=ModelInfo(""), tools=self.tools, approver=self.approver,
                      policy=self.policy, ctx=self.ctx, store=self.store, session_id=self.session_id,

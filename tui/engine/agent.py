@@ -14,18 +14,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core import context, instructions
+from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, ToolError
 from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
                              ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
                              TurnStarted)
-from tui.core.agent_words import is_question, keeps_tests
+from tui.engine.agent_words import is_question, keeps_tests
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
-from tui.core.verify import changed_files, is_test
+from tui.engine.verify import changed_files, is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -209,7 +209,7 @@ class Agent:
 
     async def _ground(self, prompt: str) -> None:
         """The request-ranked repo map and hints, as a message after the prompt (the system prompt stays fixed)."""
-        from tui.core.grounding import turn_context
+        from tui.engine.grounding import turn_context
         from tui.tools.support.common import repo_files
 
         files = await repo_files(self.ctx.repo)
@@ -220,7 +220,7 @@ class Agent:
 
     async def _read_mentioned(self, prompt: str) -> None:
         """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
-        from tui.core.mentions import mentioned
+        from tui.engine.mentions import mentioned
         from tui.tools.support.common import repo_files
 
         count = self.config.model.read_mentioned
@@ -329,7 +329,7 @@ class Agent:
         "added and exported" after the first of three parts."""
         if turn.parts_reminded or not turn.touched or is_question(self.prompt):
             return False
-        from tui.core.mentions import mentioned
+        from tui.engine.mentions import mentioned
         from tui.tools.support.common import repo_files
 
         named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
@@ -440,7 +440,7 @@ class Agent:
                 or (path, symbol) in turn.shown_defs:
             return False
         from tui.symbols import find, outline_of
-        from tui.core.verify import _read
+        from tui.engine.verify import _read
 
         if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
             return False  # a new definition: nothing to read first
@@ -455,9 +455,9 @@ class Agent:
 
     def _suspects(self, result: ToolResult) -> str:
         """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
-        from tui.core.grounding import defined_in
-        from tui.core.suspects import hint
-        from tui.core.verify import _read, is_test
+        from tui.engine.grounding import defined_in
+        from tui.engine.suspects import hint
+        from tui.engine.verify import _read, is_test
 
         failures = (result.data.get("test_run") or {}).get("failures") or []
         try:
@@ -481,7 +481,7 @@ class Agent:
                 or self.config.model.verify == "off" or not self.verifying:
             return False
         from tui.tools.support.common import repo_files
-        from tui.core.verify import choose
+        from tui.engine.verify import choose
 
         diff, turn.unverified = turn.unverified, ""
         target = await asyncio.to_thread(choose, self.ctx.repo, diff, await repo_files(self.ctx.repo))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui.core.agent_words import is_question
+from tui.engine.agent_words import is_question
 
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
@@ -25,7 +25,7 @@ def map_budget(limit: int) -> int:
 
 def repo_map_for(repo: Path, prompt: str, budget_tokens: int) -> str:
     try:
-        from tui.core.repomap import build_repo_map
+        from tui.engine.repomap import build_repo_map
 
         return build_repo_map(repo, prompt, budget_tokens)
     except Exception:  # noqa: BLE001 - the map is an aid; a turn never fails over it
@@ -34,7 +34,7 @@ def repo_map_for(repo: Path, prompt: str, budget_tokens: int) -> str:
 
 def data_files(prompt: str, files: list[str]) -> list[str]:
     """Data files the prompt names (by path or a unique file name)."""
-    from tui.core.mentions import mentioned
+    from tui.engine.mentions import mentioned
 
     return [p for p in mentioned(prompt, files, 5) if p.lower().endswith(DATA_SUFFIXES)]
 
@@ -48,7 +48,7 @@ RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|resul
 
 def defined_in(repo: Path, name: str) -> str:
     """The tracked source file whose top level defines ``name`` ('' when none or several do)."""
-    from tui.core.repomap import RepoMap
+    from tui.engine.repomap import RepoMap
 
     try:
         found = RepoMap.for_repo(repo).where_defined(name)
@@ -82,8 +82,8 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         if hint:
             out.append(hint)
     if BUG_WORDS.search(prompt) and re.search(r"\btests?\b", prompt, re.I) and "run_tests" in tools:
-        from tui.core.mentions import mentioned
-        from tui.core.verify import is_test
+        from tui.engine.mentions import mentioned
+        from tui.engine.verify import is_test
 
         named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
         selection = f' with {{"selection": "{named[0]}"}}' if named else ""
@@ -116,8 +116,8 @@ def _skeleton(path: str) -> str:
 
 def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, configured: int) -> str:
     """The nearest AGENTS.md to the files the prompt names (else the root one), within its budget."""
-    from tui.core import instructions
-    from tui.core.mentions import mentioned
+    from tui.engine import instructions
+    from tui.engine.mentions import mentioned
 
     block = instructions.build(repo, files, mentioned(prompt, files, 5), instructions.budget(configured, limit))
     return block.text if block else ""

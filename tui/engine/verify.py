@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.repomap import TEST_PATH
+from tui.engine.repomap import TEST_PATH
 
 PY = (".py",)
 JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")

@@ -22,7 +22,7 @@ from tui.safety.literal import literal_warnings
 from tui.safety.literal import visible as _literal
 from tui.protocol.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
                              Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
-from tui.core.prose import ProseStream
+from tui.engine.prose import ProseStream
 
 PROTOCOL_VERSION = 1
 
