@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.safety.config_rules import check_value, repo_view
+from tui.safety.config_rules import PASS_DEFAULT, check_value, repo_env_problem, repo_view
 from tui.protocol.errors import ConfigError
 
 
@@ -80,8 +80,6 @@ class TestsConfig:
 
 
 def _pass_default() -> list[str]:
-    from tui.projenv.variables import PASS_DEFAULT
-
     return list(PASS_DEFAULT)
 
 
@@ -236,9 +234,7 @@ def _rules(data: dict[str, Any], origin: str) -> dict[str, list[str]]:
 
 def _check_project(project: Any, origin: str, repo: bool) -> None:
     """[project] values: strings only. From a repo: a python path inside it, literal values for allowed names
-    (projenv.REPO_SETTABLE), and never pass_env (devagent's environment holds API keys)."""
-    from tui.projenv.variables import repo_env_problem
-
+    (REPO_SETTABLE), and never pass_env (devagent's environment holds API keys)."""
     if not isinstance(project, dict):
         return  # _apply reports the wrong type
     env, names = project.get("env", {}), project.get("pass_env", [])

@@ -13,7 +13,8 @@ from tests.ollama_server import Reply, ScriptedOllama
 from tui.config import Config
 from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
 from tui.llm.base import ChatChunk, Deadlines
-from tui.llm.factory import make_backend, normalize_host, resolve_host
+from tui.llm.factory import make_backend
+from tui.llm.hosts import normalize_host, resolve_host
 from tui.llm.ollama import OllamaBackend
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.",

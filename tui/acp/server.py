@@ -93,7 +93,7 @@ class DevagentAcpAgent:
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, resume: str | None) -> Live:
-        from tui.commands.common import find_repo
+        from tui.git.repo import find_repo
         from tui.config import load_config
         from tui.engine.session import Session
 

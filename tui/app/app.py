@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -32,6 +32,7 @@ from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.diff_pane import DiffPaneMixin
 from tui.app.engine_events import EngineEventsMixin
+from tui.app.host import Host
 from tui.app.keyhints import APP_KEYS, BACK_KEYS, JUMP_KEY, Hint, KeyHints, pane_hints
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
@@ -104,7 +105,7 @@ class MainScreen(Screen):
             event.refresh_styles = False  # the first resume follows the mount that just styled every widget
 
 
-class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
+class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, Host):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
 

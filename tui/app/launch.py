@@ -29,7 +29,7 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def launch(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
 
     repo = find_repo(Path.cwd())
     config = load_config(repo)

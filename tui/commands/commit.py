@@ -71,7 +71,7 @@ def _show(message: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.config import load_config
     from tui.git.diffs import DiffIndex
     from tui.protocol.errors import RepoError

@@ -47,7 +47,7 @@ def _git_check() -> Check:
 
 
 def _repo_check() -> tuple[Check, Path | None]:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.protocol.errors import RepoError
 
     try:
@@ -158,7 +158,7 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
 
 def _embedded_check(config: object, args: argparse.Namespace) -> Check:
     """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
-    from tui.llm.download import size_text
+    from tui.llm.transfer import size_text
     from tui.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
 
     configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")

@@ -33,7 +33,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.git import hooks
     from tui.git.repo import Repo
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui.llm.download import size_text as _size
+from tui.llm.transfer import size_text as _size
 
 HELP = "list the models each backend has (Ollama, OpenAI-compatible server, GGUF files); `models pull NAME`"
 
@@ -36,7 +36,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _config() -> Any:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.config import load_config
     from tui.protocol.errors import RepoError
 
@@ -103,7 +103,7 @@ class ProgressLine:
         self.drawn = False
 
     def update(self, progress: Any) -> None:
-        from tui.llm.download import progress_text
+        from tui.llm.transfer import progress_text
 
         text = progress_text(progress)
         if self.tty:
@@ -125,7 +125,7 @@ class ProgressLine:
 
 
 def _ollama_host(host: str | None, config: Any) -> str:
-    from tui.llm.factory import resolve_host
+    from tui.llm.hosts import resolve_host
 
     return resolve_host(host if host else None, config)
 

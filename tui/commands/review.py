@@ -146,7 +146,7 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.config import load_config
     from tui.git.repo import Repo
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list_sessions() -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.engine.session import git_common_dir
     from tui.engine.store import Store, default_store_path
 
@@ -57,7 +57,7 @@ def _list_sessions() -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.protocol.proposals import ApproveAll
     from tui.config import load_config
     from tui.protocol.errors import DevagentError, ModelError

@@ -50,7 +50,7 @@ async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.protocol.proposals import Decision
     from tui.config import load_config
     from tui.protocol.events import Checkpointed, Event, Notice

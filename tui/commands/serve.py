@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
                             "(or `pip install textual-serve`).") from None
     if not 0 <= args.port < 65536:
         raise DevagentError(f"--port {args.port} is not a port number", "Give 1-65535, or 0 for a free one.")
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
 
     repo = find_repo()
     return asyncio.run(_serve(args, repo))

@@ -47,7 +47,7 @@ def _print_run(run: object) -> None:
 
 async def _fix(args: argparse.Namespace) -> int:
     """The fix loop from the command line: the same session, approvals and sandbox as `devagent run`."""
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.protocol.proposals import ApproveAll
     from tui.config import load_config
     from tui.protocol.events import FixAttempt
@@ -102,7 +102,7 @@ def _confirm_repo_command(command: str) -> bool:
 async def _main(args: argparse.Namespace) -> int:
     if args.fix:
         return await _fix(args)
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.config import load_config
     from tui.testing import choose_suite, detect_suites, plan_run, run_plan
     from tui.testing.detect import suite_for_path

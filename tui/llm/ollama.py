@@ -26,7 +26,7 @@ class OllamaBackend:
 
     def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2,
                  seed: int | None = None, max_context: int = 8192, context: int = 0) -> None:
-        from tui.llm.factory import normalize_host
+        from tui.llm.hosts import normalize_host
 
         self.host = normalize_host(host)
         self.deadlines = deadlines

@@ -1,7 +1,7 @@
 """The project's variables in a command's environment: passed-through names, literal values, the activated env.
 
 devagent's environment holds API keys, so only names the developer lists (``project.pass_env``, by default
-the non-secret project variables below) pass through. A repo may give literal values, never references,
+the non-secret project variables in tui/safety/config_rules.py) pass through. A repo may give literal values, never references,
 and only for REPO_SETTABLE names: its config is hostile, and a variable such as BASH_ENV or LD_PRELOAD
 would change what an approved command does.
 """
@@ -14,32 +14,9 @@ from pathlib import Path
 from typing import Mapping
 
 from tui.projenv.pyinfo import Interpreter
+from tui.safety.config_rules import PASS_DEFAULT, PATH_LISTS, REPO_SETTABLE, repo_env_problem
 
-PASS_DEFAULT: tuple[str, ...] = (
-    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONIOENCODING", "PYTHONWARNINGS", "DJANGO_SETTINGS_MODULE",
-    "NODE_PATH", "NODE_ENV",
-)
-REPO_SETTABLE: frozenset[str] = frozenset({
-    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONIOENCODING", "DJANGO_SETTINGS_MODULE", "NODE_PATH",
-    "NODE_ENV", "TZ",
-})
-PATH_LISTS: frozenset[str] = frozenset({"PYTHONPATH", "NODE_PATH"})
-
-
-def repo_env_problem(env: object) -> str:
-    """Why a repo's ``project.env`` is refused ('' when it is fine): allowed names, literal relative paths."""
-    if not isinstance(env, dict):
-        return "project.env must be a table of NAME = \"value\""
-    for name, value in env.items():
-        if name not in REPO_SETTABLE:
-            return f"project.env.{name} cannot be set by a repository (allowed: {', '.join(sorted(REPO_SETTABLE))})"
-        if not isinstance(value, str) or "\x00" in value:
-            return f"project.env.{name} must be a string"
-        if name in PATH_LISTS:
-            for entry in value.split(os.pathsep):
-                if entry.startswith(("/", "~")) or ".." in Path(entry).parts:
-                    return f"project.env.{name}: {entry!r} must be a path inside the repository (relative, no '..')"
-    return ""
+__all__ = ["PASS_DEFAULT", "REPO_SETTABLE", "command_env", "repo_env_problem"]
 
 
 def _absolute(value: str, base: Path) -> str:

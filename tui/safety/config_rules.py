@@ -10,6 +10,8 @@ docs/sandbox.md prints this table.
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 from tui.protocol.errors import ConfigError
@@ -166,3 +168,34 @@ def repo_view(current: dict[str, Any], data: dict[str, Any], origin: str) -> tup
             if section != "policy":
                 out.setdefault(section, {})[name] = value
     return out, keys
+
+
+# The project's variables (tui/projenv/variables.py puts them into a command's environment). devagent's
+# environment holds API keys, so only names the developer lists pass through (these by default); a repo may
+# give literal values, and only for REPO_SETTABLE names (BASH_ENV or LD_PRELOAD would change what an
+# approved command does).
+PASS_DEFAULT: tuple[str, ...] = (
+    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONIOENCODING", "PYTHONWARNINGS", "DJANGO_SETTINGS_MODULE",
+    "NODE_PATH", "NODE_ENV",
+)
+REPO_SETTABLE: frozenset[str] = frozenset({
+    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONIOENCODING", "DJANGO_SETTINGS_MODULE", "NODE_PATH",
+    "NODE_ENV", "TZ",
+})
+PATH_LISTS: frozenset[str] = frozenset({"PYTHONPATH", "NODE_PATH"})
+
+
+def repo_env_problem(env: object) -> str:
+    """Why a repo's ``project.env`` is refused ('' when it is fine): allowed names, literal relative paths."""
+    if not isinstance(env, dict):
+        return "project.env must be a table of NAME = \"value\""
+    for name, value in env.items():
+        if name not in REPO_SETTABLE:
+            return f"project.env.{name} cannot be set by a repository (allowed: {', '.join(sorted(REPO_SETTABLE))})"
+        if not isinstance(value, str) or "\x00" in value:
+            return f"project.env.{name} must be a string"
+        if name in PATH_LISTS:
+            for entry in value.split(os.pathsep):
+                if entry.startswith(("/", "~")) or ".." in Path(entry).parts:
+                    return f"project.env.{name}: {entry!r} must be a path inside the repository (relative, no '..')"
+    return ""

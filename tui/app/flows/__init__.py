@@ -14,12 +14,12 @@ from textual.app import SystemCommand
 from tui.app.flows import commit, download, slash, tests, undo
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 __all__ = ["commit", "download", "slash", "tests", "undo", "system_commands"]
 
 
-def system_commands(app: "DevagentApp") -> Iterable[SystemCommand]:
+def system_commands(app: "Host") -> Iterable[SystemCommand]:
     """Palette entries for every action here (the same as the keys)."""
     yield SystemCommand("Undo", "Show the diff restoring the latest checkpoint will apply, then restore it (u)",
                         lambda: undo.start_undo(app))
@@ -36,7 +36,7 @@ def system_commands(app: "DevagentApp") -> Iterable[SystemCommand]:
     yield SystemCommand("Scaffold…", "Type /scaffold KIND NAME [--dir D] in the prompt", lambda: _prefill(app))
 
 
-def _prefill(app: "DevagentApp") -> None:
+def _prefill(app: "Host") -> None:
     from tui.app.widgets.prompt_input import PromptInput
 
     prompt = app.main.query_one(PromptInput)

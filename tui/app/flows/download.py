@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 
-def would_help(app: "DevagentApp", err: Any) -> bool:
+def would_help(app: "Host", err: Any) -> bool:
     from tui.protocol.errors import ServerUnreachable
     from tui.llm.modelcache import resolve_model_file
 
@@ -30,14 +30,14 @@ def would_help(app: "DevagentApp", err: Any) -> bool:
     return path is None or not path.is_file()
 
 
-def maybe_offer(app: "DevagentApp", err: Any) -> None:
+def maybe_offer(app: "Host", err: Any) -> None:
     """Called by the connect loop after each failed attempt."""
     if app.download_offered or not would_help(app, err):
         return
     offer(app)
 
 
-def offer(app: "DevagentApp") -> None:
+def offer(app: "Host") -> None:
     from tui.app.screens.download import DownloadScreen
     from tui.app.widgets.agent_pane import AgentPane
     from tui.llm.catalog import default_model
@@ -57,7 +57,7 @@ def offer(app: "DevagentApp") -> None:
                     callback=lambda path: downloaded(app, path))
 
 
-def downloaded(app: "DevagentApp", path: Path | None) -> None:
+def downloaded(app: "Host", path: Path | None) -> None:
     from tui.app.widgets.agent_pane import AgentPane
     from tui.llm.catalog import default_model
 

@@ -43,7 +43,7 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.error = ""
 
     def compose(self) -> ComposeResult:
-        from tui.llm.download import size_text
+        from tui.llm.transfer import size_text
 
         with Vertical() as box:
             box.border_title = "No model yet"
@@ -88,7 +88,7 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.latest = progress  # one attribute store: safe from the hashing thread too
 
     def _paint(self) -> None:
-        from tui.llm.download import progress_text
+        from tui.llm.transfer import progress_text
 
         progress = self.latest
         if progress is None or not self.running:
