@@ -3,9 +3,9 @@
 User config: ``$DEVAGENT_CONFIG`` or ``$XDG_CONFIG_HOME/devagent/config.toml``
 (default ``~/.config/devagent/config.toml``). Repo config: ``.devagent.toml`` at
 the repo root, else ``[tool.devagent]`` in ``pyproject.toml``. The repo is hostile
-input: what it may set, and how (only tighter), is one table in core/config_rules.py. Policy
+input: what it may set, and how (only tighter), is one table in tui/safety/config_rules.py. Policy
 rules are kept per layer (``user_rules`` / ``repo_rules``) because a repo must never be able to
-loosen what the user's config denies (core/policy.py enforces that). Every key is documented in
+loosen what the user's config denies (tui/policy/rules.py enforces that). Every key is documented in
 the README's Configuration section.
 """
 

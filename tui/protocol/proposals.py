@@ -2,7 +2,7 @@
 
 A Proposal is every state-changing thing the agent wants: a command, a Python
 snippet, a file edit (as a unified diff), staging, a commit, a scaffold. The
-Policy (core/policy.py) labels it; an Approver decides. Front ends implement
+Policy (tui/policy/rules.py) labels it; an Approver decides. Front ends implement
 Approver: the TUI feeds its queue, headless asks on stdin, the pre-commit
 helper never approves anything that changes state.
 """
@@ -37,7 +37,7 @@ class Proposal:
     diff: str | None = None  # unified diff against the working tree
     files: list[str] = field(default_factory=list)
     message: str | None = None  # commit message
-    risk: str = "unknown"  # risk label from core/risk.py
+    risk: str = "unknown"  # risk label from tui/safety/risk.py
     risk_reasons: list[str] = field(default_factory=list)
     policy: str = "ask"  # allow | ask | deny
     rule: str = "default: ask"  # the rule that decided, shown with the proposal

@@ -2,7 +2,7 @@
 
 When the parser cannot read a command the label is "unparseable", the
 highest risk: we cannot say what it does, so nothing may auto-approve it.
-Labels describe intent; containment is the sandbox's job (core/sandbox.py).
+Labels describe intent; containment is the sandbox's job (tui/sandbox/runner.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Program tables for risk labelling: which programs read, write, reach the network, need privilege.
 
-Data only; core/risk.py applies it to parsed commands.
+Data only; tui/safety/risk.py applies it to parsed commands.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 pipelines, lists and redirects are walked, and so is every script a command hands to a shell
 (``bash -c '...'``, ``eval``, ``watch``, ``find -exec sh -c``, here-strings and heredocs fed to a
 shell, ``echo ... | sh``), so nothing nested hides from the risk labels and the policy rules
-(core/risk.py, core/policy.py). A computed program name (``$(echo sudo) id``, ``$X id``) keeps
+(tui/safety/risk.py, tui/policy/rules.py). A computed program name (``$(echo sudo) id``, ``$X id``) keeps
 the literal words it could be as ``candidates``.
 """
 

@@ -1,7 +1,7 @@
 """Scaffolding: detect the project kind, learn its conventions, render new files as ONE diff proposal.
 
 Nothing here writes: the result is a dict of new files and their diff; the scaffold tool
-proposes it, and only an approval applies it (tui/core/tools/scaffold.py).
+proposes it, and only an approval applies it (tui/tools/scaffold.py).
 """
 
 from __future__ import annotations

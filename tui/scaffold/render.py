@@ -96,7 +96,7 @@ def template(repo: Path, kind: str, file: str) -> string.Template:
         if size > TEMPLATE_LIMIT:
             raise ToolError(f"template override {rel} is larger than {TEMPLATE_LIMIT} bytes")
         return string.Template(data.decode("utf-8", "replace"))
-    # Shipped templates live outside tui.core: some are Textual code, and the core never holds any.
+    # Shipped templates live outside the engine packages: some are Textual code, which the engine never holds.
     shipped = resources.files("tui").joinpath("templates", "scaffold", kind, file)
     return string.Template(shipped.read_text(encoding="utf-8"))
 

@@ -3,7 +3,7 @@
 What a small model cannot do with edit_file: reproduce the exact old text, pick one of many
 identical lines, or indent a new method into its class. Here it names the definition
 (``parse``, ``Config.get``) and gives the new code in any indentation; the placement rules
-live in core/symbols (Python through ``ast``, JS/TS through the scanner). Like edit_file it is a
+live in tui/symbols (Python through ``ast``, JS/TS through the scanner). Like edit_file it is a
 proposal: the developer sees the exact diff and the accepted hunks are applied after a
 checkpoint by the same path (edits.apply_edit). The result names the definition's new lines.
 """
