@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.color import Color
 from textual.filter import LineFilter
 from textual.geometry import Region, Size
@@ -26,6 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
+
+from tui.app.keymap import bindings, hints
 
 from .diff_frame import Finish, finished, labels_of
 from .diff_render import DiffStyles, Highlighter
@@ -58,18 +60,9 @@ class DiffView(ScrollView, can_focus=True):
     Messages: DiffView.HunkToggled(index, accepted), DiffView.FileFocused(index).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n,right_square_bracket", "next_hunk", "Next hunk"),
-        Binding("p,left_square_bracket", "prev_hunk", "Prev hunk"),
-        Binding("right_curly_bracket,J", "next_file", "Next file"),
-        Binding("left_curly_bracket,K", "prev_file", "Prev file"),
-        Binding("space", "toggle_hunk", "Accept/reject hunk"),
-        Binding("s", "toggle_side_by_side", "Side by side"),
-        Binding("j", "scroll_down", "Down", show=False),
-        Binding("k", "scroll_up", "Up", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("diff")  # type: ignore[assignment]  # tui/app/keymap.py
 
-    KEY_HINTS = (("space", "toggle"), ("n/p", "hunk"), ("{/}", "file"), ("s", "split"), ("S", "stage"))
+    KEY_HINTS = hints("diff")
 
     DEFAULT_CSS = """
     DiffView {
