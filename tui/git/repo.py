@@ -167,33 +167,7 @@ class Repo:
     def status(self) -> RepoStatus:
         raw = to_text(self.git("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all",
                                env={"GIT_OPTIONAL_LOCKS": "0"}))  # never rewrite the developer's index
-        st = RepoStatus(branch=None, head=None, busy=self.busy_reason())
-        items = raw.split("\0")
-        i = 0
-        while i < len(items):
-            item = items[i]
-            i += 1
-            if not item:
-                continue
-            if item.startswith("# "):
-                _branch_line(st, item[2:])
-            elif item[0] in "12":
-                parts = item.split(" ", 9 if item[0] == "2" else 8)
-                xy, path = parts[1], parts[-1]
-                orig = None
-                if item[0] == "2":
-                    orig = items[i]
-                    i += 1
-                fs = FileStatus(path, xy[0], xy[1], orig)
-                if xy[0] != ".":
-                    st.staged.append(fs)
-                if xy[1] != ".":
-                    st.unstaged.append(fs)
-            elif item[0] == "u":
-                st.unmerged.append(item.split(" ", 10)[-1])
-            elif item[0] == "?":
-                st.untracked.append(item[2:])
-        return st
+        return parse_status(raw, self.busy_reason())
 
     def diff_worktree(self, paths: Sequence[str] | None = None, *, untracked: bool = True) -> str:
         """Index -> working tree, as a git diff; untracked files appear as new files when ``untracked``."""
@@ -326,6 +300,37 @@ class Repo:
             return CommitResult(False, None, f"{output.rstrip()}\nYour message is kept in {kept}.", kept)
         kept.unlink(missing_ok=True)
         return CommitResult(True, self.head(), output)
+
+
+def parse_status(raw: str, busy: str | None = None) -> RepoStatus:
+    """``git status --porcelain=v2 -z --branch`` as a RepoStatus: the one parser of it (the TUI's too)."""
+    st = RepoStatus(branch=None, head=None, busy=busy)
+    items = raw.split("\0")
+    i = 0
+    while i < len(items):
+        item = items[i]
+        i += 1
+        if not item:
+            continue
+        if item.startswith("# "):
+            _branch_line(st, item[2:])
+        elif item[0] in "12":
+            parts = item.split(" ", 9 if item[0] == "2" else 8)
+            xy, path = parts[1], parts[-1]
+            orig = None
+            if item[0] == "2":
+                orig = items[i]
+                i += 1
+            fs = FileStatus(path, xy[0], xy[1], orig)
+            if xy[0] != ".":
+                st.staged.append(fs)
+            if xy[1] != ".":
+                st.unstaged.append(fs)
+        elif item[0] == "u":
+            st.unmerged.append(item.split(" ", 10)[-1])
+        elif item[0] == "?":
+            st.untracked.append(item[2:])
+    return st
 
 
 def _branch_line(st: RepoStatus, line: str) -> None:
