@@ -30,7 +30,7 @@ from textual.worker import Worker
 from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.diff_pane import DiffPaneMixin
-from tui.app.engine_events import EngineEventsMixin
+from tui.app.engine_events import EngineEventsMixin, handler_for, handles
 from tui.app.host import Host
 from tui.app.keyhints import Hint, KeyHints, pane_hints
 from tui.app.keymap import APP_KEYS, BACK_KEYS, Action, bindings, palette_actions
@@ -42,6 +42,7 @@ from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
 from tui.config import Config
+from tui.protocol import events as ev
 from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
@@ -429,17 +430,17 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, Host):
     def action_commit(self) -> None:
         _flows().commit.start_commit(self)
 
-    def _on_fix_attempt(self, event: Any) -> None:
+    @handles(ev.FixAttempt)
+    def handle_fix_attempt(self, event: ev.FixAttempt) -> None:
         _flows().tests.on_fix_attempt(self, event)
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if self.quitting or not self.screen_stack:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
-        event = message.event
-        handler = getattr(self, f"_on_{event.type}", None)
+        handler = handler_for(type(message.event))
         if handler is not None:
-            handler(event)
+            handler(self, message.event)
 
     # cancel, kill, quit ----------------------------------------------------
     def action_cancel(self) -> None:
