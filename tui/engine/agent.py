@@ -1,7 +1,7 @@
 """The loop: model -> tool calls -> approvals -> results, until the model answers.
 
-Everything state-changing is a Proposal that passes the Policy and the Approver before
-its tool's ``execute`` runs. Model output is data: nothing it says can approve or skip.
+Everything state-changing is a Proposal that passes the gate (gate.py: Policy, Approver, execute,
+record) before its tool's ``execute`` runs. Model output is data: nothing it says can approve or skip.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.config import Config
-from tui.protocol.errors import DevagentError, ModelError, ToolError
-from tui.protocol.events import (ContextUsage, DecisionMade, Emit, ErrorEvent, Notice, ProposalCreated, Retrying,
-                             ServerStatus, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone,
-                             TurnStarted)
+from tui.protocol.errors import ModelError
+from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
+                                 ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
 from tui.engine.agent_words import is_question, keeps_tests
+from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
@@ -65,10 +65,6 @@ class _Turn:
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
     verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
-
-
-class StopTurn(Exception):
-    """The developer chose to stop (q in headless, the stop decision)."""
 
 
 def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
@@ -159,6 +155,7 @@ class Agent:
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
         self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
+        self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
 
     # -- conversation ---------------------------------------------------------------------------
     def _append(self, message: dict[str, Any]) -> None:
@@ -658,58 +655,7 @@ class Agent:
                                      instructions.budget(self.config.limits.instructions_tokens, self.limit))
 
     async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
-        try:
-            if spec.read_only:
-                assert spec.run is not None
-                return await spec.run(self.ctx, call.arguments)
-            assert spec.propose is not None and spec.execute is not None
-            proposal = await spec.propose(self.ctx, call.arguments)
-            proposal.call_id = call_id
-            decision = await self.decide(proposal)
-            if not decision.approved:
-                if decision.action == "stop":
-                    raise StopTurn()
-                why = f" Reason: {decision.reason}" if decision.reason else ""
-                who = "the policy" if decision.by == "policy" else "the developer"
-                return ToolResult(False, f"{who} rejected this {proposal.kind}.{why} Do not propose the same thing "
-                                  "again; take the reason into account or ask the developer.", f"rejected{':' if why else ''}{why}")
-            result = await spec.execute(self.ctx, proposal, decision)
-            self.store.set_proposal(proposal.id, "done" if result.ok else "failed",
-                                    result={"ok": result.ok, "summary": result.summary})
-            return result
-        except ToolError as err:
-            return ToolResult(False, err.message, err.message.splitlines()[0][:120])
-        except DevagentError as err:
-            return ToolResult(False, str(err), err.message.splitlines()[0][:120])
-        except (OSError, UnicodeError) as err:
-            return ToolResult(False, f"{type(err).__name__}: {err}", f"failed: {err}")
+        return await self.gate.run(spec, call, call_id)
 
     async def decide(self, proposal: Proposal) -> Decision:
-        """Policy first (deny / allow / ask), then the approver. Recorded before and after."""
-        self.policy.evaluate(proposal)
-        self.store.put_proposal(self.session_id, proposal.to_dict())
-        self.emit(ProposalCreated(proposal))
-        if proposal.policy == "deny":
-            decision = Decision("reject", reason=f"denied by policy ({proposal.rule})", by="policy")
-        elif proposal.policy == "allow":
-            decision = Decision("approve", by="policy")
-        else:
-            decision = await self.approver.decide(proposal)
-            decided = proposal
-            if decision.action == "edit" and decision.command and proposal.kind == "command":
-                decided = Proposal.from_dict({**proposal.to_dict(), "command": decision.command})
-                self.policy.evaluate(decided)
-                if decided.policy == "deny":
-                    decision = Decision("reject", reason=f"the edited command is denied by policy ({decided.rule})",
-                                        by="policy")
-            if decision.remember and decision.action in ("approve", "edit", "reject"):
-                rule = self.policy.remember(decided, "allow" if decision.approved else "deny")
-                verb = "approving" if decision.approved else "rejecting"
-                if rule:
-                    self.emit(Notice(f"{verb} similar commands for this session: {rule}"))
-                else:
-                    self.emit(Notice("this proposal cannot become a rule; similar ones will still ask", "warning"))
-        status = "approved" if decision.approved else ("stopped" if decision.action == "stop" else "rejected")
-        self.store.set_proposal(proposal.id, status, decision=decision.to_dict())
-        self.emit(DecisionMade(id=proposal.id, decision=decision.action, reason=decision.reason, by=decision.by))
-        return decision
+        return await self.gate.decide(proposal)
