@@ -47,7 +47,7 @@ from textual.strip import Strip  # noqa: E402
 from tui.app.themes import THEME_VARIABLE_DEFAULTS, install_themes  # noqa: E402
 from tui.app.widgets.diff_frame import DiffFrame  # noqa: E402
 from tui.app.widgets.diff_view import DiffView  # noqa: E402
-from tui.core.diffs import DiffIndex  # noqa: E402
+from tui.git.diffs import DiffIndex  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}

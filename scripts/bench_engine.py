@@ -29,9 +29,9 @@ FILES = {"app.py": "def add(a, b):\n    return a + b\n", "README.md": "# demo\n"
 
 async def _engine_once(repo: Path, server: Any) -> tuple[float, list[dict[str, Any]]]:
     from tests.ollama_server import Reply
-    from tui.core.approval import ApproveAll
-    from tui.core.config import load_config
-    from tui.core.session import Session
+    from tui.protocol.proposals import ApproveAll
+    from tui.config import load_config
+    from tui.engine.session import Session
 
     events: list[Any] = []
     session = await Session.open(repo, load_config(repo), approver=ApproveAll(), emit=events.append,

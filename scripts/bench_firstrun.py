@@ -62,14 +62,14 @@ TURN_PROMPT = ("Read text.py and util.py, then add a function shout(text) to uti
 
 class AutoApprove:
     async def decide(self, proposal: Any) -> Any:
-        from tui.core.approval import Decision
+        from tui.protocol.proposals import Decision
 
         return Decision("approve", by="bench")
 
 
 async def _session(repo: Path, model_file: Path, warm: bool) -> tuple[Any, list[Any]]:
-    from tui.core.config import load_config
-    from tui.core.session import Session
+    from tui.config import load_config
+    from tui.engine.session import Session
 
     config = load_config(repo)
     config.model.threads, config.model.context, config.model.max_context = 2, 4096, 4096
@@ -165,7 +165,7 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from tui.core.llm.modelcache import model_dir
+    from tui.llm.modelcache import model_dir
 
     model = args.model_file or Path(os.environ.get("DEVAGENT_TEST_MODEL_DIR") or model_dir()) / \
         "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"

@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))
-    from tui.core.llm.modelcache import model_dir
+    from tui.llm.modelcache import model_dir
 
     model = Path(args.model_file) if args.model_file else model_dir() / MODEL_FILES[args.model]
     if not model.is_file():

@@ -109,7 +109,7 @@ def pick_model(args: argparse.Namespace) -> list[str] | None:
     if args.host:
         return ["--backend", "ollama", "--host", args.host, "--model", args.model_name]
     sys.path.insert(0, str(ROOT))
-    from tui.core.llm.modelcache import model_dir
+    from tui.llm.modelcache import model_dir
 
     model = Path(args.model_file) if args.model_file else model_dir() / MODEL_FILES[args.model]
     if not model.is_file():

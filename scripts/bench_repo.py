@@ -87,7 +87,7 @@ def bench(quick: bool, files: int | None = None, modified: int | None = None) ->
     import asyncio
 
     from tui.app.worktree import tree_state
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     files = files or (5_000 if quick else 50_000)
     modified = modified or (50 if quick else 200)

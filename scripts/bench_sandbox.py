@@ -22,8 +22,8 @@ from typing import Awaitable, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui.core.config import Config  # noqa: E402
-from tui.core.sandbox import Sandbox, detect  # noqa: E402
+from tui.config import Config  # noqa: E402
+from tui.sandbox.runner import Sandbox, detect  # noqa: E402
 
 
 async def _time(fn: Callable[[], Awaitable[object]], warmup: int, repeats: int) -> list[float]:

@@ -66,7 +66,7 @@ if kind == "bare":
 else:
     from pathlib import Path
     from tui.app.launch import open_session
-    from tui.core.config import load_config
+    from tui.config import load_config
     from tui.app.app import DevagentApp
     repo = Path(repo)
     class Timed(DevagentApp):
@@ -239,7 +239,7 @@ def streaming(repo: Path, tokens: int, rate: float, runs: int) -> list[dict[str,
 
     from tui.app.app import DevagentApp
     from tui.app.messages import EngineEvent
-    from tui.core.events import TextDelta
+    from tui.protocol.events import TextDelta
 
     words = model_like_tokens()
 

@@ -30,7 +30,7 @@ from tests.app.snapshot_apps.factory import (STREAM_TEXT, ask, build_app, feed, 
 from tests.conftest import make_repo  # noqa: E402
 from tui.app.widgets.agent_pane import AgentPane  # noqa: E402
 from tui.app.widgets.status_bar import StatusBar  # noqa: E402
-from tui.core import events as ev  # noqa: E402
+from tui.protocol import events as ev  # noqa: E402
 
 SIZE = (160, 48)
 

@@ -62,7 +62,7 @@ def make_repo(path: Path) -> Path:
 
 
 def soak_config(repo: Path) -> Any:
-    from tui.core.config import load_config
+    from tui.config import load_config
 
     config = load_config(repo)
     config.model.connect_timeout = 1.0
@@ -123,7 +123,7 @@ class RandomApprover:
         self.rnd = rnd
 
     async def decide(self, proposal: Any) -> Any:
-        from tui.core.approval import Decision
+        from tui.protocol.proposals import Decision
 
         if self.rnd.random() < 0.5:
             return Decision("approve")
@@ -191,7 +191,7 @@ def await_chain(coro: Any) -> list[str]:
 async def soak_turns(turns: int, seed: int, deadline: float, report: Report, workdir: Path,
                      faults: set[str] | None = None) -> None:
     from tests.ollama_server import ScriptedOllama
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     rnd = random.Random(seed)
     menu = fault_menu(rnd)
@@ -324,7 +324,7 @@ def _cmdline(pid: int) -> str:
 
 async def soak_commands(commands: int, seed: int, deadline: float, report: Report, workdir: Path,
                         mode: str = "auto", parallel: int = 3) -> None:
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
     rnd = random.Random(seed + 1)
     repo = make_repo(workdir / f"cmd-repo-{mode}")

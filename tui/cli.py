@@ -49,7 +49,7 @@ def _usage_with_commands() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -94,7 +94,7 @@ def _internal_error(exc: BaseException) -> int:
     import time
     import traceback
 
-    from tui.core.config import state_dir
+    from tui.config import state_dir
 
     detail = "".join(traceback.format_exception(exc))
     where = "(could not write a crash log)"

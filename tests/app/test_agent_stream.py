@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 
 from tests.app.snapshot_apps.factory import build_app, feed, wait_for
 from tui.app.widgets.agent_pane import AgentPane, Reply
-from tui.core import events as ev
+from tui.protocol import events as ev
 
 SIZE = (100, 30)
 

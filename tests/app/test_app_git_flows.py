@@ -70,7 +70,7 @@ async def test_undo_restores_an_approved_edit_and_undo_of_undo(repo: Path, ollam
 
 async def test_undo_escape_changes_nothing(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    from tui.core import checkpoints
+    from tui.git import checkpoints
 
     checkpoints.create(repo, "before test edit", "s1")
     (repo / "app.py").write_text("changed\n")

@@ -11,8 +11,8 @@ from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.tool_call_line import ToolCallLine
-from tui.core import events as ev
-from tui.core.approval import Proposal
+from tui.protocol import events as ev
+from tui.protocol.proposals import Proposal
 
 
 async def test_prompt_history_and_multiline(repo: Path) -> None:
@@ -259,3 +259,22 @@ async def test_events_arrive_while_a_modal_is_open(repo: Path) -> None:
         assert "behind the help" in "".join(b.source for b in app.query(ReplyBlock))
         await pilot.press("a")
         assert future.result().action == "approve"
+
+
+async def test_staging_from_the_diff_is_refused_while_git_is_busy(tmp_path: Path) -> None:
+    """The TUI stages through the engine's path (Repo.stage_hunks): what the engine refuses, so does S."""
+    from tests.conftest import git, make_repo
+
+    repo = make_repo(tmp_path / "repo", {"data.txt": "one\n"})
+    (repo / "data.txt").write_text("two\n")
+    app = build_app(repo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        view = app.query_one("#diff")
+        await wait_for(pilot, lambda: view.hunk_count == 1, what="working-tree diff")
+        (repo / ".git" / "index.lock").write_text("")  # another git is writing the index
+        view.focus()
+        await pilot.press("S")
+        await wait_for(pilot, lambda: any("another git process is using this repository" in str(n.message)
+                                          for n in app._notifications), what="the engine's refusal")
+        (repo / ".git" / "index.lock").unlink()
+        assert git(repo, "diff", "--cached") == ""

@@ -15,7 +15,7 @@ from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
-from tui.core.events import FixAttempt
+from tui.protocol.events import FixAttempt
 
 SIZE = (160, 48)
 

@@ -10,7 +10,7 @@ import pytest
 from tests.app.snapshot_apps.factory import LABEL_PROPOSALS, build_app, show_labels
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.tool_call_line import LABEL_MAX, ToolCallLine
-from tui.core.approval import Decision
+from tui.protocol.proposals import Decision
 
 def text_starts(lines: list[str], texts: list[str]) -> list[int]:
     return [line.index(text) for line, text in zip(lines, texts)]

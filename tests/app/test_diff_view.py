@@ -16,7 +16,7 @@ from tests.conftest import git, make_repo
 from tui.app.themes import THEME_VARIABLE_DEFAULTS, install_themes
 from tui.app.widgets.diff_view import DiffView
 from tui.app.widgets.file_list import FileList
-from tui.core.diffs import select_hunks
+from tui.git.diffs import select_hunks
 
 
 class ViewApp(App[None]):

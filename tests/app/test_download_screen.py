@@ -21,9 +21,9 @@ from tui.app.app import DevagentApp
 from tui.app.launch import open_session
 from tui.app.screens.download import DownloadScreen
 from tui.app.widgets.agent_pane import AgentPane
-from tui.core.config import load_config
-from tui.core.llm import catalog
-from tui.core.llm.catalog import CatalogModel
+from tui.config import load_config
+from tui.llm import catalog
+from tui.llm.catalog import CatalogModel
 
 SIZE = (120, 36)
 DATA = model_bytes(1_200_000)

@@ -18,8 +18,8 @@ from tests.conftest import make_repo
 from tui.app.keyhints import JUMP_KEY, pane_hints
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.status_bar import StatusBar
-from tui.core import events as ev
-from tui.core.approval import Decision, Proposal
+from tui.protocol import events as ev
+from tui.protocol.proposals import Decision, Proposal
 
 PANES = {"prompt": "#prompt", "agent": "#agent", "queue": "#queue", "diff": "#diff", "files": "#files",
          "output": "#output-log"}

@@ -13,10 +13,10 @@ from tests.ollama_server import Reply, ScriptedOllama, ollama_server  # noqa: F4
 from tui.app.screens.proposal import describe
 from tui.app.widgets.agent_pane import AgentPane, Reply as ReplyBlock
 from tui.app.widgets.tool_call_line import ToolCallLine
-from tui.core import events as ev
-from tui.core.approval import Proposal
-from tui.core.config import load_config
-from tui.core.policy import Policy
+from tui.protocol import events as ev
+from tui.protocol.proposals import Proposal
+from tui.config import load_config
+from tui.policy.rules import Policy
 
 CALL = '{"name": "read_file", "arguments": {"path": "app.py"}}'
 FENCED = f"I will read the file first.\n\n```json\n{CALL}\n```\n"

@@ -10,7 +10,7 @@ from tests.app.snapshot_apps.factory import ask, build_app, feed, sample_proposa
 from tui.app.widgets.agent_pane import AgentPane, Reply
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.tool_call_line import ToolCallLine
-from tui.core import events as ev
+from tui.protocol import events as ev
 
 REPLY = ["The function `add` returns ", "the sum of a and b.\n\n", "Second paragraph here.\n"]
 

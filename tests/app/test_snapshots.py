@@ -17,7 +17,7 @@ from tests.app.snapshot_apps.factory import (STREAM_TEXT, ask, build_app, feed, 
 from tests.conftest import make_repo
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.status_bar import StatusBar
-from tui.core import events as ev
+from tui.protocol import events as ev
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 Scene = Callable[[Any], Awaitable[None]]

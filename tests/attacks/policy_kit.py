@@ -191,7 +191,7 @@ def pids_net(limit: int = 1500) -> Iterator[list[str] | None]:
     """A safety net for tests that start real fork bombs: a test-owned pids cgroup the whole test process
     tree joins (argv prefix), so the machine survives even if devagent's own bound failed. None where
     no such cgroup can be made (then tests use a gentle bomb)."""
-    from tui.core.sandbox_pids import PidsGroup, detect_bound
+    from tui.sandbox.pids import PidsGroup, detect_bound
 
     bound = detect_bound()
     if bound.kind != "cgroup" or bound.parent is None:

@@ -20,9 +20,9 @@ import pytest
 from tests.attacks.harness import SECRET, Attack, devagent, run_bounded
 from tests.attacks.policy_kit import hostile_repo, of_type, pids_net, proposals, run_call, started
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.approval import Proposal
-from tui.core.config import Config
-from tui.core.policy import Policy
+from tui.protocol.proposals import Proposal
+from tui.config import Config
+from tui.policy.rules import Policy
 
 DEEP = "/".join([".."] * 30)  # from any repo, this is /
 

@@ -34,7 +34,7 @@ def test_help_into_a_closed_pipe(tmp_path: Path, args: str) -> None:
 
 
 def test_listing_and_diffs_into_a_closed_pipe(tmp_path: Path) -> None:
-    from tui.core import checkpoints
+    from tui.git import checkpoints
 
     repo = make_repo(tmp_path / "repo")
     for i in range(5):  # each listing and diff is larger than a pipe's buffer: the write after `head` fails

@@ -1,7 +1,7 @@
 """Class 3: Python that devagent starts on the host must not import from the repository.
 
 The pre-commit hooks run `python -m tui ...` in the work tree and the embedded backend starts
-`python -m tui.core.llm.embedded` from devagent's working directory (the repo): with the repo first on
+`python -m tui.llm.embedded` from devagent's working directory (the repo): with the repo first on
 sys.path, a planted `tui/`, `tui.py`, `xllamacpp/` or `ollama/` ran instead of devagent. devagent itself is
 started here as a user starts it (the console script), so only devagent's own Python starts are tested.
 """

@@ -19,8 +19,8 @@ import pytest
 from tests.attacks.harness import Attack, devagent
 from tests.attacks.policy_kit import UnixListener, connect_code, hostile_repo, python_call
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
-from tui.core.sandbox import Sandbox, detect
+from tui.config import Config
+from tui.sandbox.runner import Sandbox, detect
 
 pytestmark = pytest.mark.skipif(not detect(Config()).active, reason="needs a working bubblewrap")
 

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui.core.approval import Decision, Proposal
-from tui.core.config import Config, load_config
-from tui.core.events import Event
-from tui.core.session import Session
+from tui.protocol.proposals import Decision, Proposal
+from tui.config import Config, load_config
+from tui.protocol.events import Event
+from tui.engine.session import Session
 
 
 class ScriptedApprover:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from tests.conftest import make_repo
 
 if TYPE_CHECKING:
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
 # The outer test environment's plugins (textual snapshots, hypothesis, ...) cost seconds per inner run.
 PYTEST_QUIET = 'addopts = "-p no:textual-snapshot -p no:syrupy -p no:hypothesispytest -p no:benchmark -p no:anyio"\n'
@@ -134,7 +134,7 @@ def build(path: Path, files: dict[str, str], commit: bool = True) -> Path:
 
 def runner_for(repo: Path, config: object) -> "Sandbox":
     """The one command runner (bubblewrap when it works): tests run suites exactly as devagent does."""
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
     return Sandbox(repo, config)  # type: ignore[arg-type]
 

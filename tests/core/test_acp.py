@@ -194,7 +194,7 @@ def test_one_hunk_alone_is_what_git_applies(tmp_path: Path) -> None:
     import subprocess
 
     from tui.acp.hunks import apply_hunks
-    from tui.core.diffs import DiffIndex, file_diff, select_hunks
+    from tui.git.diffs import DiffIndex, file_diff, select_hunks
 
     rng = random.Random(7)
     for _ in range(60):
@@ -221,9 +221,9 @@ def test_one_hunk_alone_is_what_git_applies(tmp_path: Path) -> None:
 
 def test_reject_always_is_a_structural_session_deny(repo: Path) -> None:
     """The engine hook behind reject_always: Policy.remember(verdict="deny")."""
-    from tui.core.approval import Proposal
-    from tui.core.config import Config
-    from tui.core.policy import Policy
+    from tui.protocol.proposals import Proposal
+    from tui.config import Config
+    from tui.policy.rules import Policy
 
     policy = Policy(Config(), True, repo)
 

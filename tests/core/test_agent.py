@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import git
 from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt, sent_text, types
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.approval import Decision
+from tui.protocol.proposals import Decision
 
 
 def call(name: str, **arguments: object) -> dict:
@@ -160,7 +160,7 @@ async def test_transcript_is_recorded_and_resumable(repo: Path, ollama_server: S
 
 
 async def test_server_down_at_connect_names_the_host(repo: Path) -> None:
-    from tui.core.errors import ServerUnreachable
+    from tui.protocol.errors import ServerUnreachable
 
     server = ScriptedOllama()
     url = server.start()
@@ -174,7 +174,7 @@ async def test_server_down_at_connect_names_the_host(repo: Path) -> None:
 
 
 async def test_unknown_model_lists_the_available_ones(repo: Path, ollama_server: ScriptedOllama) -> None:
-    from tui.core.errors import UnknownModel
+    from tui.protocol.errors import UnknownModel
 
     config = fast_config(repo, name="no-such-model")
     try:
@@ -186,8 +186,8 @@ async def test_unknown_model_lists_the_available_ones(repo: Path, ollama_server:
 
 
 def test_events_serialise_to_json(repo: Path) -> None:
-    from tui.core.approval import Proposal
-    from tui.core.events import ProposalCreated
+    from tui.protocol.proposals import Proposal
+    from tui.protocol.events import ProposalCreated
 
     event = ProposalCreated(Proposal(id="p1", kind="command", summary="ls", command="ls"))
     data = json.loads(json.dumps(event.to_dict()))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui.core import checkpoints as cps
-from tui.core.config import Config
-from tui.core.errors import RepoBusyError, RepoError
-from tui.core.sandbox import Sandbox
+from tui.git import checkpoints as cps
+from tui.config import Config
+from tui.protocol.errors import RepoBusyError, RepoError
+from tui.sandbox.runner import Sandbox
 
 
 def tree_state(repo: Path) -> dict[str, bytes]:

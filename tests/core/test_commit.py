@@ -11,10 +11,10 @@ from pathlib import Path
 
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core import commitmsg
-from tui.core.config import Config
-from tui.core.llm.factory import make_backend
-from tui.core.repo import Repo
+from tui.git import commitmsg
+from tui.config import Config
+from tui.llm.factory import make_backend
+from tui.git.repo import Repo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,7 +85,7 @@ def test_sanitize_and_fallback_shapes() -> None:
     assert all(len(line) <= 72 for line in body.splitlines())
     assert commitmsg.uses_conventional(["feat: a", "fix: b", "Merge branch x"])
     assert not commitmsg.uses_conventional(["Add a", "fix: b", "Update c"])
-    from tui.core.diffs import file_diff
+    from tui.git.diffs import file_diff
 
     diff = file_diff("tests/test_a.py", None, b"x\n") + file_diff("tests/test_b.py", b"y\n", b"z\n")
     msg = commitmsg.fallback_message(diff, ["test: a", "feat: b"])
@@ -149,9 +149,9 @@ def test_cli_busy_repo(repo: Path) -> None:
 
 
 async def test_stage_and_commit_tools(repo: Path) -> None:
-    from tui.core.approval import Decision
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.git_write import COMMIT, STAGE
+    from tui.protocol.proposals import Decision
+    from tui.tools.base import ToolContext
+    from tui.tools.git_write import COMMIT, STAGE
 
     (repo / "app.py").write_text("def add(a, b):\n    return a + b + 1\n")
     (repo / "new.txt").write_text("new\n")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import load_config
-from tui.core.errors import ConfigError
+from tui.config import load_config
+from tui.protocol.errors import ConfigError
 
 
 def test_repo_file_overrides_user_file(tmp_path: Path) -> None:

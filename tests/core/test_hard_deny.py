@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.core.approval import Proposal
-from tui.core.config import Config
-from tui.core.policy import Policy
-from tui.core.shell_parse import MAX_DEPTH, parse
-from tui.core.shell_words import dequote
+from tui.protocol.proposals import Proposal
+from tui.config import Config
+from tui.policy.rules import Policy
+from tui.safety.shell_parse import MAX_DEPTH, parse
+from tui.safety.shell_words import dequote
 
 BASE_DENIED = {
     "sudo id": "sudo", "su -c id": "sudo", "mkfs.ext4 /dev/sdb1": "mkfs", "dd if=/dev/zero of=/dev//sda": "write-device",

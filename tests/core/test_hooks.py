@@ -11,9 +11,9 @@ import pytest
 
 from tests.conftest import git
 from tests.core.test_review import env, run_in_pty
-from tui.core import hooks
-from tui.core.errors import RepoError
-from tui.core.repo import Repo
+from tui.git import hooks
+from tui.protocol.errors import RepoError
+from tui.git.repo import Repo
 
 ORIGINAL = b"#!/bin/sh\n# my own checks\necho ORIGINAL-HOOK-RAN\n"
 

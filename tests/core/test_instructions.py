@@ -9,8 +9,8 @@ from pathlib import Path
 from tests.conftest import make_repo
 from tests.core.test_cli_run import devagent, json_lines
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core import instructions
-from tui.core.grounding import turn_context
+from tui.engine import instructions
+from tui.engine.grounding import turn_context
 
 FILES = {
     "AGENTS.md": "Root rule: use tabs.\n",

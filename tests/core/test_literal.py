@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core.literal import escape, hidden_kind, hidden_positions, literal_warnings, visible
+from tui.safety.literal import escape, hidden_kind, hidden_positions, literal_warnings, visible
 
 # Independent of literal.py's tables: what Unicode itself says is invisible, unprintable or look-alike.
 _NAMES = ("VARIATION SELECTOR", "HANGUL FILLER", "HANGUL CHOSEONG FILLER", "HANGUL JUNGSEONG FILLER",

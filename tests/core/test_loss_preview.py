@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo
-from tui.core.loss_preview import clean_preview, loss_preview
-from tui.core.shell_parse import parse
+from tui.policy.loss_preview import clean_preview, loss_preview
+from tui.safety.shell_parse import parse
 
 FILES = ["notes.txt", "debug.log", "build/out.bin", "new/draft.md", "src/tmp.py", "src/cache.log"]
 

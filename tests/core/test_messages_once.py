@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from tests.core.test_cli_run import devagent, json_lines
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.events import Notice, TextDelta, TextDone
-from tui.core.headless import TextPrinter
-from tui.core.llm.parse import extract_tool_calls
-from tui.core.prose import ProseStream
+from tui.protocol.events import Notice, TextDelta, TextDone
+from tui.headless import TextPrinter
+from tui.llm.parse import extract_tool_calls
+from tui.engine.prose import ProseStream
 
 CALL = '{"name": "read_file", "arguments": {"path": "app.py"}}'
 FENCED = f"I will read the file first.\n\n```json\n{CALL}\n```\n"

@@ -13,7 +13,7 @@ import pytest
 from tests.download_server import DownloadServer, model_bytes, sha256
 from tests.ollama_server import ScriptedOllama
 from tui.cli import main
-from tui.core.llm.modelcache import find_cached_models, resolve_model_file
+from tui.llm.modelcache import find_cached_models, resolve_model_file
 
 
 @pytest.fixture

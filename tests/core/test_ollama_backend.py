@@ -10,11 +10,12 @@ import sys
 import pytest
 
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
-from tui.core.errors import ModelError, ServerUnreachable, UnknownModel
-from tui.core.llm.base import ChatChunk, Deadlines
-from tui.core.llm.factory import make_backend, normalize_host, resolve_host
-from tui.core.llm.ollama import OllamaBackend
+from tui.config import Config
+from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.llm.base import ChatChunk, Deadlines
+from tui.llm.factory import make_backend
+from tui.llm.hosts import normalize_host, resolve_host
+from tui.llm.ollama import OllamaBackend
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.",
                                            "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
@@ -234,7 +235,7 @@ def test_make_backend_uses_config() -> None:
 
 
 def test_importing_the_backend_does_not_import_ollama() -> None:
-    code = "import sys, tui.core.llm.ollama, tui.core.llm.factory, tui.core.llm.parse; print('ollama' in sys.modules)"
+    code = "import sys, tui.llm.ollama, tui.llm.factory, tui.llm.parse; print('ollama' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -257,7 +258,7 @@ def _response_error(status: int, text: str) -> Exception:
     (ValueError("odd"), ModelError, False),
 ])
 def test_classify_table(exc: Exception, kind: type, retryable: bool) -> None:
-    from tui.core.llm.errors import classify
+    from tui.llm.errors import classify
 
     err = classify(exc, "http://127.0.0.1:11434")
     assert type(err) is kind and err.retryable is retryable
@@ -267,7 +268,7 @@ def test_classify_table(exc: Exception, kind: type, retryable: bool) -> None:
 def test_classify_httpx_transport_errors() -> None:
     import httpx
 
-    from tui.core.llm.errors import classify
+    from tui.llm.errors import classify
 
     host = "http://gpu-box:11434"
     unresolved = classify(httpx.ConnectError("[Errno -2] Name or service not known"), host)

@@ -13,9 +13,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from tui.core.errors import ModelError, ServerUnreachable, UnknownModel
-from tui.core.llm.base import Deadlines
-from tui.core.llm.openai_compat import OpenAICompatBackend, to_openai_messages
+from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.llm.base import Deadlines
+from tui.llm.openai_compat import OpenAICompatBackend, to_openai_messages
 
 
 @dataclass

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-from tui.core.errors import PathRefused
-from tui.core.config import Config
-from tui.core.tools.base import ToolContext, ToolResult
-from tui.core.tools.outline import run
+from tui.protocol.errors import PathRefused
+from tui.config import Config
+from tui.tools.base import ToolContext, ToolResult
+from tui.tools.outline import run
 
 FILES = {
     "src/shop/cart.py": ("class Cart:\n    def __init__(self):\n        self.items = []\n\n"
@@ -74,7 +74,7 @@ def test_refusals_are_messages_not_tracebacks(tmp_path: Path) -> None:
 
 
 def test_a_cut_read_of_source_points_to_the_outline(tmp_path: Path) -> None:
-    from tui.core.tools.read_file import run as read
+    from tui.tools.read_file import run as read
 
     big = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(400))
     repo = make_repo(tmp_path / "repo", {"big.py": big, "small.py": "X = 1\n", "notes.txt": "word " * 5000})

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.core.llm.parse import extract_tool_calls, tool_call_schema
+from tui.llm.parse import extract_tool_calls, tool_call_schema
 
 TOOLS = {"read_file", "list_files", "search", "git_status", "git_diff", "git_log", "write_file", "edit_file",
          "run_command", "run_python"}

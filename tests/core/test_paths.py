@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui.core import paths
-from tui.core.errors import PathRefused
-from tui.core.paths import atomic_write, resolve_in_repo
+from tui.safety import paths
+from tui.protocol.errors import PathRefused
+from tui.safety.paths import atomic_write, resolve_in_repo
 
 
 @pytest.fixture

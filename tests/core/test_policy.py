@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.core.approval import Proposal, new_proposal_id
-from tui.core.config import Config, load_config
-from tui.core.errors import ConfigError
-from tui.core.policy import Policy, parse_rule
+from tui.protocol.proposals import Proposal, new_proposal_id
+from tui.config import Config, load_config
+from tui.protocol.errors import ConfigError
+from tui.policy.rules import Policy, parse_rule
 
 
 def cmd(command: str) -> Proposal:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.attacks.policy_kit import pids_net
-from tui.core.sandbox_pids import detect_bound
+from tui.sandbox.pids import detect_bound
 
 REAL_BOMB = "bash -c 'f(){ f & f & wait; }; f'"  # every copy waits for its children: it never ends by itself
 GENTLE_BOMB = "bash -c 'f(){ sleep 0.05; f & f & wait; }; f'"
@@ -29,9 +29,9 @@ GENTLE_BOMB = "bash -c 'f(){ sleep 0.05; f & f & wait; }; f'"
 SCRIPT = textwrap.dedent("""
     import asyncio, json, os, sys
     from pathlib import Path
-    from tui.core.config import Config
-    from tui.core.sandbox import Sandbox
-    from tui.core.sandbox_pids import PidsBound
+    from tui.config import Config
+    from tui.sandbox.runner import Sandbox
+    from tui.sandbox.pids import PidsBound
     repo, mode, command, limit = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     cfg = Config()
     cfg.limits.max_processes, cfg.limits.command_timeout = limit, 20
@@ -87,10 +87,10 @@ def test_many_processes_below_the_limit_are_fine(repo: Path, mode: str) -> None:
 def test_unprivileged_users_get_rlimit_nproc_inside_the_user_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
     """For a non-root devagent, RLIMIT_NPROC set inside bwrap's user namespace counts only the command's
     processes. The argv is devagent's own; only the uid build() sees is stood in for (the run is real, as nobody)."""
-    from tui.core.config import Config
-    from tui.core.sandbox import Sandbox
-    from tui.core.sandbox_pids import PidsBound
-    from tui.core.sandbox_profile import DEFAULT_PATH, bwrap_argv
+    from tui.config import Config
+    from tui.sandbox.runner import Sandbox
+    from tui.sandbox.pids import PidsBound
+    from tui.sandbox.profile import DEFAULT_PATH, bwrap_argv
 
     work = Path(tempfile.mkdtemp(prefix="devagent-nproc-", dir="/var/tmp"))
     try:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import Config
-from tui.core.sandbox import CommandResult, Sandbox, SandboxInfo, detect
-from tui.core.sandbox_output import LIVE_BATCH_CAP
+from tui.config import Config
+from tui.sandbox.runner import CommandResult, Sandbox, SandboxInfo, detect
+from tui.sandbox.output import LIVE_BATCH_CAP
 
 GUARD = 60.0  # hang guard only; the real limits are a second or two
 

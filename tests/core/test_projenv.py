@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import make_repo
 from tests.core.env_fixtures import bare_venv, make_venv, project_venv  # noqa: F401
-from tui.core.config import Config
-from tui.core.projenv import find_python
-from tui.core.projenv.managers import poetry_env_name
+from tui.config import Config
+from tui.projenv import find_python
+from tui.projenv.managers import poetry_env_name
 
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -146,8 +146,8 @@ def test_configured_interpreter_and_nothing_found(tmp_path: Path, bare_venv: Pat
 
 @pytest.mark.parametrize("setting", ["/usr/bin/python3", "~/venv/bin/python", "../outside/bin/python"])
 def test_a_repo_may_only_name_an_interpreter_inside_itself(tmp_path: Path, setting: str) -> None:
-    from tui.core.config import load_config
-    from tui.core.errors import ConfigError
+    from tui.config import load_config
+    from tui.protocol.errors import ConfigError
 
     repo = make_repo(tmp_path / "r", {".devagent.toml": f'[project]\npython = "{setting}"\n'})
     with pytest.raises(ConfigError, match="must be a path inside the repository"):

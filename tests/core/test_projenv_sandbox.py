@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import make_repo
 from tests.core.env_fixtures import bare_venv, make_venv  # noqa: F401
-from tui.core.config import Config
-from tui.core.sandbox import Sandbox, detect
+from tui.config import Config
+from tui.sandbox.runner import Sandbox, detect
 
 needs_bwrap = pytest.mark.skipif(not detect(Config()).active, reason="bubblewrap does not work here")
 PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -151,7 +151,7 @@ async def test_the_repo_venv_is_activated_for_every_command(repo: Path, monkeypa
 @pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
 async def test_a_node_toolchain_under_tmp_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """nvm's layout (NVM_DIR/versions/node/vX/bin) unpacked under /tmp, and nothing else on PATH has node."""
-    from tui.core.testing import run_tests
+    from tui.testing import run_tests
 
     repo = make_repo(tmp_path / "web", {
         "package.json": '{"name": "w", "scripts": {"test": "node --test"}}\n',

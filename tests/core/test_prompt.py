@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui.core.prompt import system_prompt
-from tui.core.tools.common import CHARS_PER_TOKEN
-from tui.core.tools.registry import load_tools
+from tui.engine.prompt import system_prompt
+from tui.tools.support.common import CHARS_PER_TOKEN
+from tui.tools.registry import load_tools
 
 REQUIRED = ["read_file", "list_files", "search", "git_status", "git_diff", "git_log", "write_file", "edit_file",
             "run_command", "run_python"]

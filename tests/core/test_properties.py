@@ -18,10 +18,10 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tui.core.approval import Proposal
-from tui.core.config import Config
-from tui.core.diffs import DiffIndex, file_diff, select_hunks
-from tui.core.llm.parse import extract_tool_calls
+from tui.protocol.proposals import Proposal
+from tui.config import Config
+from tui.git.diffs import DiffIndex, file_diff, select_hunks
+from tui.llm.parse import extract_tool_calls
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(SETTINGS, max_examples=30)  # each example runs git or the shell parser several times
@@ -180,7 +180,7 @@ EMPTY_RULES: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
 
 
 def verdict(user: dict[str, list[str]], repo_rules: dict[str, list[str]], cmd: str, root: Path) -> str:
-    from tui.core.policy import Policy
+    from tui.policy.rules import Policy
 
     config = Config(user_rules=user, repo_rules=repo_rules)
     proposal = Proposal(id="p1", kind="command", summary=cmd, tool="run_command", command=cmd)

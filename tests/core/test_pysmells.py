@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.core.tools.pycheck import new_problems
+from tui.tools.support.pycheck import new_problems
 
 STORE = b'''class Store:
     kinds = ["a", "b"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo
-from tui.core.diffs import DiffIndex, file_diff, select_hunks
-from tui.core.errors import NotARepoError, PatchError, RepoBusyError, RepoError
-from tui.core.repo import Repo
+from tui.git.diffs import DiffIndex, file_diff, select_hunks
+from tui.protocol.errors import NotARepoError, PatchError, RepoBusyError, RepoError
+from tui.git.repo import Repo
 
 BASE = "".join(f"l{i}\n" for i in range(60))
 THREE_HUNKS = BASE.replace("l1\n", "one\n").replace("l30\n", "thirty\n").replace("l55\n", "fifty-five\n")

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import git
 from tests.core import fixtures_repos as fx
-from tui.core.repomap import RepoMap, build_repo_map, symbols_for
+from tui.engine.repomap import RepoMap, build_repo_map, symbols_for
 
 FILES = {
     **{f"web/{k}": v for k, v in fx.NEXT_JEST_FILES.items()},

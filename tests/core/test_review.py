@@ -13,10 +13,10 @@ from pathlib import Path
 
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
-from tui.core.llm.factory import make_backend
-from tui.core.repo import Repo
-from tui.core.review import deterministic, review_staged
+from tui.config import Config
+from tui.llm.factory import make_backend
+from tui.git.repo import Repo
+from tui.git.review import deterministic, review_staged
 
 ROOT = Path(__file__).resolve().parents[2]
 AWS = "AKIA" + "ABCDEFGHIJKLMNOP"  # split so this file itself does not look like a leak

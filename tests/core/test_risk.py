@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import git
-from tui.core.literal import literal_warnings
-from tui.core.loss_preview import loss_preview
-from tui.core.risk import assess, parse
-from tui.core.risk_tables import SEVERITY
+from tui.safety.literal import literal_warnings
+from tui.policy.loss_preview import loss_preview
+from tui.safety.risk import assess, parse
+from tui.safety.risk_tables import SEVERITY
 
 LABELS = [
     ("ls -la", "read-only"),

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui.core import sandbox as sandbox_module
-from tui.core import sandbox_profile
-from tui.core.config import Config
-from tui.core.errors import SandboxError
-from tui.core.sandbox import Sandbox, detect
+from tui.sandbox import runner as sandbox_module
+from tui.sandbox import profile as sandbox_profile
+from tui.config import Config
+from tui.protocol.errors import SandboxError
+from tui.sandbox.runner import Sandbox, detect
 
 BWRAP = detect(Config()).active
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason="bubblewrap does not work here")

@@ -25,8 +25,8 @@ from typing import Iterator
 import pytest
 
 from tests.conftest import make_repo
-from tui.core.config import Config
-from tui.core.sandbox import CommandResult, Sandbox, detect
+from tui.config import Config
+from tui.sandbox.runner import CommandResult, Sandbox, detect
 
 CORPUS = Path(__file__).parent / "corpus" / "containment.txt"
 TOKENS = {name: f"SECRET-{name}-{secrets.token_hex(6)}" for name in ("SSH", "AWS", "NETRC", "GH", "GITCRED", "ENV")}

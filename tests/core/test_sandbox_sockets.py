@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.attacks.policy_kit import UnixListener, connect_code
-from tui.core.config import Config
-from tui.core.sandbox import Sandbox, detect
-from tui.core.sandbox_sockets import socket_masks
+from tui.config import Config
+from tui.sandbox.runner import Sandbox, detect
+from tui.sandbox.sockets import socket_masks
 
 needs_bwrap = pytest.mark.skipif(not detect(Config()).active, reason="needs a working bubblewrap")
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.core import fixtures_repos as fx
-from tui.core.approval import Decision
-from tui.core.config import load_config
-from tui.core.errors import PathRefused, ToolError
-from tui.core.scaffold import build_scaffold, detect_project, scaffold_diff, validate
-from tui.core.testing import detect_suites, plan_run, run_plan
-from tui.core.tools import scaffold as scaffold_tool
-from tui.core.tools.base import ToolContext
+from tui.protocol.proposals import Decision
+from tui.config import load_config
+from tui.protocol.errors import PathRefused, ToolError
+from tui.scaffold import build_scaffold, detect_project, scaffold_diff, validate
+from tui.testing import detect_suites, plan_run, run_plan
+from tui.tools import scaffold as scaffold_tool
+from tui.tools.base import ToolContext
 
 ROOT = Path(__file__).resolve().parents[2]
 

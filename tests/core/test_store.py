@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.core.store import Store
+from tui.engine.store import Store
 
 
 def test_records_survive_a_killed_writer(tmp_path: Path) -> None:
@@ -14,7 +14,7 @@ def test_records_survive_a_killed_writer(tmp_path: Path) -> None:
     code = f"""
 import os, signal
 from pathlib import Path
-from tui.core.store import Store
+from tui.engine.store import Store
 s = Store(Path({str(db)!r}))
 sid = s.new_session(Path('/repo'), model='m', title='hello')
 s.add_message(sid, {{'role': 'user', 'content': 'hi'}})

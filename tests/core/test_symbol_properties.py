@@ -10,11 +10,11 @@ import tokenize
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.core.symbols import walk
-from tui.core.symbols.jssplice import splice_js
-from tui.core.symbols.jsscan import scan
-from tui.core.symbols.pysplice import splice_python
-from tui.core.symbols.pysyms import python_symbols
+from tui.symbols import walk
+from tui.symbols.jssplice import splice_js
+from tui.symbols.jsscan import scan
+from tui.symbols.pysplice import splice_python
+from tui.symbols.pysyms import python_symbols
 
 BODIES = [
     ["return x"],

@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from tui.core.symbols import outline_of, walk
-from tui.core.symbols.jsscan import scan
-from tui.core.symbols.render import render
+from tui.symbols import outline_of, walk
+from tui.symbols.jsscan import scan
+from tui.symbols.render import render
 
 STORE_TS = textwrap.dedent('''\
     import { EventEmitter } from "events";

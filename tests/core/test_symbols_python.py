@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from tui.core.symbols import enclosing, find, normalize, outline_of, walk
-from tui.core.symbols.render import render
+from tui.symbols import enclosing, find, normalize, outline_of, walk
+from tui.symbols.render import render
 
 # Real-looking library code: decorators, overloads, a property with a setter, dunders, nested and
 # async definitions, constants behind TYPE_CHECKING, a main guard.

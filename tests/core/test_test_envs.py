@@ -17,8 +17,8 @@ from tests.conftest import make_repo
 from tests.core.env_fixtures import (  # noqa: F401
     bare_venv, lib_repo, make_venv, pipx_like_env, project_venv, unittest_repo)
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.config import Config
-from tui.core.sandbox import detect
+from tui.config import Config
+from tui.sandbox.runner import detect
 
 needs_bwrap = pytest.mark.skipif(not detect(Config()).active, reason="bubblewrap does not work here")
 PYTHON_CHECK = "import mylib; print('double(2) =', mylib.double(2))"

@@ -11,12 +11,12 @@ import pytest
 
 from tests.conftest import git
 from tests.core import fixtures_repos as fx
-from tui.core.config import Config, load_config
-from tui.core.errors import ToolError
-from tui.core.events import FixAttempt
-from tui.core.tests_runner import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run,
-                                   run_plan, run_tests)
-from tui.core.testing import parsers
+from tui.config import Config, load_config
+from tui.protocol.errors import ToolError
+from tui.protocol.events import FixAttempt
+from tui.testing import (Failure, FixLoop, TestRun, detect_suites, fix_loop, pick_suite, plan_run, run_plan,
+                         run_tests)
+from tui.testing import parsers
 
 
 async def _run(repo: Path, selection: str = "", suite_name: str | None = None) -> TestRun:
@@ -296,7 +296,7 @@ def _mono(tmp_path: Path) -> Path:
 
 
 async def test_selected_file_picks_its_suite_in_a_monorepo(tmp_path: Path) -> None:
-    from tui.core.testing import choose_suite
+    from tui.testing import choose_suite
 
     repo = _mono(tmp_path)
     suites = detect_suites(repo)
@@ -338,10 +338,10 @@ def test_cli_exit_codes_listing_and_json(tmp_path: Path) -> None:
 async def test_run_tests_tool_is_a_command_proposal_with_structured_result(tmp_path: Path) -> None:
     import shlex
 
-    from tui.core.approval import Decision
-    from tui.core.events import CommandOutput
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.run_tests import SPEC
+    from tui.protocol.proposals import Decision
+    from tui.protocol.events import CommandOutput
+    from tui.tools.base import ToolContext
+    from tui.tools.run_tests import SPEC
 
     repo = fx.build(tmp_path / "py", fx.PY_FILES)
     config = load_config(repo)
@@ -370,7 +370,7 @@ def test_same_failures_ignore_addresses_and_timings() -> None:
 
 def test_a_root_tests_dir_is_a_pytest_suite_beside_a_web_suite(tmp_path: Path) -> None:
     from tests.conftest import make_repo
-    from tui.core.testing import detect_suites
+    from tui.testing import detect_suites
 
     repo = make_repo(tmp_path / "mono", {
         "tests/test_core.py": "def test_ok():\n    assert True\n",
@@ -381,7 +381,7 @@ def test_a_root_tests_dir_is_a_pytest_suite_beside_a_web_suite(tmp_path: Path) -
 
 def test_root_level_test_files_are_a_pytest_suite(tmp_path: Path) -> None:
     from tests.conftest import make_repo
-    from tui.core.testing import detect_suites
+    from tui.testing import detect_suites
 
     repo = make_repo(tmp_path / "flat", {"calc.py": "x = 1\n", "test_calc.py": "def test_x():\n    pass\n"})
     assert [(s.name, s.kind) for s in detect_suites(repo)] == [("pytest", "pytest")]

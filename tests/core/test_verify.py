@@ -7,8 +7,8 @@ from pathlib import Path
 from tests.core import fixtures_repos as fx
 from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.approval import Decision
-from tui.core.verify import choose
+from tui.protocol.proposals import Decision
+from tui.engine.verify import choose
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 FILES = {
@@ -135,7 +135,7 @@ async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_serve
 
 
 async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
-    from tui.core.agent import is_question
+    from tui.engine.agent import is_question
 
     assert is_question("What does shout return for 'a'?") and is_question("Where is mul defined")
     assert not is_question("Can you add a bang to shout?") and not is_question("Fix the failing test")

@@ -13,8 +13,8 @@ from pathlib import Path
 from tests.core.agent_helpers import ScriptedApprover, fast_config
 from tests.core.test_openai_backend import OpenAIServer, Script
 from tests.ollama_server import Reply, ScriptedOllama
-from tui.core.events import Event
-from tui.core.session import Session
+from tui.protocol.events import Event
+from tui.engine.session import Session
 
 
 async def _open(repo: Path, **options: str) -> tuple[Session, list[Event]]:

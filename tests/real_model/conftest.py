@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.llm.modelcache import model_dir
+from tui.llm.modelcache import model_dir
 
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.core.config import Config
-from tui.core.llm.base import Deadlines
-from tui.core.llm.embedded import EmbeddedBackend, LoadProgress
+from tui.config import Config
+from tui.llm.base import Deadlines
+from tui.llm.embedded import EmbeddedBackend, LoadProgress
 
 pytestmark = pytest.mark.real_model
 
@@ -71,7 +71,7 @@ def test_model_process_dies_with_devagent(real_model_path: Path, tmp_path: Path)
     script = tmp_path / "owner.py"
     script.write_text(
         "import asyncio, sys\n"
-        "from tui.core.llm.embedded import EmbeddedServer\n"
+        "from tui.llm.embedded import EmbeddedServer\n"
         "async def main():\n"
         f"    s = EmbeddedServer({str(real_model_path)!r}, threads=1, context=512)\n"
         "    await s.start()\n"

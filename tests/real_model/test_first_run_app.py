@@ -21,7 +21,7 @@ from tui.app.screens.download import DownloadScreen
 from tui.app.widgets.agent_pane import Reply
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
-from tui.core.llm import catalog
+from tui.llm import catalog
 
 pytestmark = pytest.mark.real_model
 

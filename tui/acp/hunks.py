@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.core.diffs import DiffIndex
-from tui.core.errors import DevagentError
-from tui.core.paths import resolve_in_repo
+from tui.git.diffs import DiffIndex
+from tui.protocol.errors import DevagentError
+from tui.safety.paths import resolve_in_repo
 
 MAX_FILE = 2_000_000  # bytes of a file shown in a diff; larger files are described, not shown
 

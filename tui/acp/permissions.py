@@ -14,7 +14,7 @@ from acp.schema import (ContentToolCallContent, FileEditToolCallContent, Permiss
                         ToolCallLocation, ToolCallUpdate)
 
 from tui.acp.hunks import HunkView, hunk_views
-from tui.core.approval import Decision, Proposal
+from tui.protocol.proposals import Decision, Proposal
 
 log = logging.getLogger("devagent.acp")
 

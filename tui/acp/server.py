@@ -20,8 +20,8 @@ from acp.schema import (AgentCapabilities, Implementation, InitializeResponse, L
 from tui import __version__
 from tui.acp.permissions import AcpApprover
 from tui.acp.updates import UpdateStream
-from tui.core.errors import DevagentError
-from tui.core.events import ErrorEvent, Notice
+from tui.protocol.errors import DevagentError
+from tui.protocol.events import ErrorEvent, Notice
 
 log = logging.getLogger("devagent.acp")
 
@@ -93,9 +93,9 @@ class DevagentAcpAgent:
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, resume: str | None) -> Live:
-        from tui.commands.common import find_repo
-        from tui.core.config import load_config
-        from tui.core.session import Session
+        from tui.git.repo import find_repo
+        from tui.config import load_config
+        from tui.engine.session import Session
 
         try:
             repo = await asyncio.to_thread(find_repo, Path(cwd))

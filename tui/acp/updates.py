@@ -18,7 +18,7 @@ from acp.helpers import (start_tool_call, update_agent_message_text, update_agen
 from acp.schema import ToolCallLocation
 
 from tui.acp.permissions import fenced, text_content
-from tui.core.events import (CommandFinished, CommandOutput, CommandStarted, ErrorEvent, Event, Notice,
+from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, ErrorEvent, Event, Notice,
                              ProposalCreated, Retrying, TextDelta, ToolCallFinished, ToolCallStarted)
 
 log = logging.getLogger("devagent.acp")

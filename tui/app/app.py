@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from textual import events
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
@@ -31,8 +30,10 @@ from textual.worker import Worker
 from tui.app import messages as msg
 from tui.app.approvals import ApprovalsMixin
 from tui.app.diff_pane import DiffPaneMixin
-from tui.app.engine_events import EngineEventsMixin
-from tui.app.keyhints import APP_KEYS, BACK_KEYS, JUMP_KEY, Hint, KeyHints, pane_hints
+from tui.app.engine_events import EngineEventsMixin, handler_for, handles
+from tui.app.host import Host
+from tui.app.keyhints import Hint, KeyHints, pane_hints
+from tui.app.keymap import APP_KEYS, BACK_KEYS, Action, bindings, palette_actions
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.diff_frame import DiffFrame
@@ -40,12 +41,13 @@ from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.reply_block import warm_in_background
 from tui.app.widgets.status_bar import StatusBar
-from tui.core.config import Config
-from tui.core.errors import DevagentError
+from tui.config import Config
+from tui.protocol import events as ev
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.approver import TuiApprover
-    from tui.core.approval import Decision, Proposal
+    from tui.protocol.proposals import Decision, Proposal
 
 SessionFactory = Callable[["DevagentApp"], Awaitable[Any]]
 RETRY_SECONDS = 3.0
@@ -104,7 +106,7 @@ class MainScreen(Screen):
             event.refresh_styles = False  # the first resume follows the mount that just styled every widget
 
 
-class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
+class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, Host):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
 
@@ -115,23 +117,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
-    BINDINGS = [
-        Binding("question_mark", "help", "Help"),
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+k", "kill_command", "Kill command", priority=True),
-        Binding("ctrl+t", "next_theme", "Theme", priority=True),
-        Binding("ctrl+d", "show_worktree_diff", "Working tree / staged", priority=True),
-        Binding(JUMP_KEY, "jump_diff", "Diff / back", priority=True),
-        Binding("S", "stage_hunks", "Stage hunks"),
-        Binding("u", "undo", "Undo"),
-        Binding("t", "test_suite", "Tests"),
-        Binding("T", "run_new_test", "Run new test", show=False),
-        Binding("F", "fix_tests", "Fix loop"),
-        Binding("c", "commit", "Commit"),
-        Binding("ctrl+r", "reconnect", "Reconnect", priority=True),
-        Binding("q", "quit", "Quit"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-    ]
+    BINDINGS = bindings("app")  # tui/app/keymap.py: every key and action, in one table
 
     def __init__(
         self,
@@ -363,8 +349,8 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         """Connect, and keep retrying in the background while the server is down.
 
         The session emits ServerStatus for each attempt; between attempts the bar says reconnecting."""
-        from tui.core.errors import ModelError
-        from tui.core.events import ServerStatus
+        from tui.protocol.errors import ModelError
+        from tui.protocol.events import ServerStatus
 
         while self.session is not None:
             try:
@@ -409,7 +395,7 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         self._update_keys()
 
     async def _engine_call(self, method: str, argument: str) -> None:
-        from tui.core.events import ErrorEvent
+        from tui.protocol.events import ErrorEvent
 
         try:
             await getattr(self.session, method)(argument)
@@ -444,17 +430,17 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
     def action_commit(self) -> None:
         _flows().commit.start_commit(self)
 
-    def _on_fix_attempt(self, event: Any) -> None:
+    @handles(ev.FixAttempt)
+    def handle_fix_attempt(self, event: ev.FixAttempt) -> None:
         _flows().tests.on_fix_attempt(self, event)
 
     # engine events ---------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if self.quitting or not self.screen_stack:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
-        event = message.event
-        handler = getattr(self, f"_on_{event.type}", None)
+        handler = handler_for(type(message.event))
         if handler is not None:
-            handler(event)
+            handler(self, message.event)
 
     # cancel, kill, quit ----------------------------------------------------
     def action_cancel(self) -> None:
@@ -508,11 +494,6 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def _diff_action(self, action: str) -> None:
-        method = getattr(self.main.query_one("#diff"), f"action_{action}", None)
-        if method is not None:
-            method()
-
     def action_focus_pane(self, pane: str) -> None:
         self.main.query_one(f"#{pane}").focus()
 
@@ -539,32 +520,16 @@ class DevagentApp(EngineEventsMixin, ApprovalsMixin, DiffPaneMixin, App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from _flows().system_commands(self)
-        yield SystemCommand("Help: every key", "Show all key bindings (?)", self.action_help)
-        yield SystemCommand("Cancel", "Cancel the model reply or running command (escape)", self.action_cancel)
-        yield SystemCommand("Kill command", "Kill the running command (ctrl+k)", self.action_kill_command)
-        yield SystemCommand("Next theme", "Switch to the next theme (ctrl+t)", self.action_next_theme)
-        yield SystemCommand("Working-tree diff", "Show `git diff`; again: the staged diff (ctrl+d)",
-                            self.action_show_worktree_diff)
-        yield SystemCommand("Diff and back", "Focus the diff; in the diff, back where you were (ctrl+o)",
-                            self.action_jump_diff)
-        yield SystemCommand("Stage accepted hunks", "Stage (or in the staged view unstage) the accepted hunks (S)",
-                            self.action_stage_hunks)
-        yield SystemCommand("Reconnect", "Connect to the model server now (ctrl+r)", self.action_reconnect)
-        yield SystemCommand("Approve", "Approve the highlighted proposal (a)", lambda: self._queue_action("approve"))
-        yield SystemCommand("Reject", "Reject the highlighted proposal with a reason (r)",
-                            lambda: self._queue_action("reject"))
-        yield SystemCommand("Edit and approve", "Edit the command or commit message, then approve (e)",
-                            lambda: self._queue_action("edit"))
-        yield SystemCommand("Approve all low-risk", "Approve every pending low-risk proposal (A)",
-                            self.approve_low_risk)
-        yield SystemCommand("Open proposal", "Show the highlighted proposal in full (enter)",
-                            lambda: self._queue_action("open"))
-        for action, title in (("toggle_hunk", "accept / reject the current hunk (space)"),
-                              ("next_hunk", "next hunk (n)"), ("prev_hunk", "previous hunk (p)"),
-                              ("next_file", "next file (})"), ("prev_file", "previous file ({)"),
-                              ("toggle_side_by_side", "unified / side by side (s)")):
-            yield SystemCommand(f"Diff: {title.split(' (')[0]}", title, partial(self._diff_action, action))
-        for pane in ("prompt", "agent", "queue", "diff", "output"):
-            yield SystemCommand(f"Focus {pane}", f"Move the focus to the {pane} pane",
-                                lambda pane=pane: self.action_focus_pane(pane))
+        for action in palette_actions():
+            yield SystemCommand(action.palette, action.palette_help(), partial(self._run_palette_action, action))
+
+    async def _run_palette_action(self, action: Action) -> None:
+        """Run a palette entry's action on its owner, as its key would."""
+        owner = {"queue": lambda: self.main.query_one(ApprovalQueue), "diff": lambda: self.main.query_one("#diff")}
+        await self.run_action(action.action, owner[action.owner]() if action.owner in owner else self)
+
+    def action_prefill_scaffold(self) -> None:
+        _flows().prefill_scaffold(self)
+
+    def action_download_model(self) -> None:
+        _flows().download.offer(self)

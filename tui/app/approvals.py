@@ -19,7 +19,7 @@ from tui.app.widgets.prompt_input import PromptInput
 if TYPE_CHECKING:
     from textual.app import App
 
-    from tui.core.approval import Decision, Proposal
+    from tui.protocol.proposals import Decision, Proposal
 
     Base = App[int]
 else:
@@ -27,8 +27,8 @@ else:
 
 
 def _decision(action: str, **fields: Any) -> Decision:
-    """A Decision; the modal screens and tui.core.approval load on the first answer, not before the first frame."""
-    from tui.core.approval import Decision
+    """A Decision; the modal screens and tui.protocol.proposals load on the first answer, not before the first frame."""
+    from tui.protocol.proposals import Decision
 
     return Decision(action, **fields)  # type: ignore[arg-type]
 

@@ -13,7 +13,7 @@ from typing import Callable
 from textual.message import Message
 
 from tui.app.messages import ApprovalRequested, ApprovalWithdrawn
-from tui.core.approval import Decision, Proposal
+from tui.protocol.proposals import Decision, Proposal
 
 
 class TuiApprover:

@@ -14,7 +14,7 @@ from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import one_line
 
 if TYPE_CHECKING:
-    from tui.core.approval import Proposal
+    from tui.protocol.proposals import Proposal
 
 
 class DiffPaneMixin:

@@ -1,6 +1,7 @@
 """The keys the status bar shows: what matters now, the focused pane's own keys, then the app's.
 
-Each pane widget names its keys in a ``KEY_HINTS`` class attribute (key as shown, what it does);
+Each pane widget names its keys in a ``KEY_HINTS`` class attribute (key as shown, what it does;
+built from tui/app/keymap.py);
 the focused widget's, or its nearest ancestor's, are the pane keys. ``fit`` shortens the line to the
 room there is: the palette and quit keys go first, then the labels of the app keys and of what matters
 now, then the pane keys' labels; the pane's keys themselves always stay.
@@ -13,11 +14,9 @@ from typing import Any
 
 from rich.cells import cell_len
 
-Hint = tuple[str, str]  # (the key as shown, what it does)
+from tui.app.keymap import APP_KEYS, BACK_KEYS, JUMP_KEY, Hint
 
-JUMP_KEY = "ctrl+o"  # focus the diff; pressed in the diff, back where the focus was
-APP_KEYS: tuple[Hint, ...] = (("^o", "diff"), ("?", "help"), ("^p", "palette"), ("^q", "quit"))
-BACK_KEYS: tuple[Hint, ...] = (("^o", "back"), *APP_KEYS[1:])  # the app keys while the diff has the focus
+__all__ = ["APP_KEYS", "BACK_KEYS", "JUMP_KEY", "Hint", "KeyHints", "fit", "pane_hints"]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.core.config import load_config
+from tui.config import load_config
 
 if TYPE_CHECKING:
     import argparse
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 async def open_session(app: Any) -> Any:
     """The default session factory: a real Session driven by this app."""
-    from tui.core.session import Session
+    from tui.engine.session import Session
 
     return await Session.open(app.repo, app.config, approver=app.make_approver(), emit=app.emit,
                               **app.session_options)
@@ -29,7 +29,7 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def launch(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
 
     repo = find_repo(Path.cwd())
     config = load_config(repo)

@@ -13,7 +13,7 @@ from textual.message import Message
 
 
 class EngineEvent(Message):
-    """One engine event (tui.core.events), delivered on the app's loop."""
+    """One engine event (tui.protocol.events), delivered on the app's loop."""
 
     def __init__(self, event: Any) -> None:
         super().__init__()

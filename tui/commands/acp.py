@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import acp  # noqa: F401
     except ImportError:
-        from tui.core.errors import DevagentError
+        from tui.protocol.errors import DevagentError
 
         raise DevagentError("the Agent Client Protocol package is not installed.",
                             "Install it with `pip install agent-client-protocol` (or reinstall devagent).") from None

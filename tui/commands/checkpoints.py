@@ -25,8 +25,8 @@ def _age(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core import checkpoints
+    from tui.git.repo import find_repo
+    from tui.git import checkpoints
 
     cps = checkpoints.list_checkpoints(find_repo(), args.session)[: max(args.limit, 0)]
     if args.json:

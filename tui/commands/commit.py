@@ -10,11 +10,11 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
-    from tui.core.repo import Repo
+    from tui.config import Config
+    from tui.git.repo import Repo
 
 HELP = "commit the staged changes with a message written from the staged diff (asks first; hooks run)"
 
@@ -39,12 +39,12 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, staged: str) -> str:
-    from tui.core import commitmsg
+    from tui.git import commitmsg
 
     subjects = repo.recent_subjects(10)
     if args.no_model:
         return commitmsg.fallback_message(staged, subjects)
-    from tui.core.llm.factory import make_backend
+    from tui.llm.factory import make_backend
 
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)
     try:
@@ -71,11 +71,11 @@ def _show(message: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core.config import load_config
-    from tui.core.diffs import DiffIndex
-    from tui.core.errors import RepoError
-    from tui.core.repo import Repo
+    from tui.git.repo import find_repo
+    from tui.config import load_config
+    from tui.git.diffs import DiffIndex
+    from tui.protocol.errors import RepoError
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     repo.ensure_writable()

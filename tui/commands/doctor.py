@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from tui.core import gitsafe
+from tui.git import gitsafe
 
 HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
 
@@ -47,8 +47,8 @@ def _git_check() -> Check:
 
 
 def _repo_check() -> tuple[Check, Path | None]:
-    from tui.commands.common import find_repo
-    from tui.core.errors import RepoError
+    from tui.git.repo import find_repo
+    from tui.protocol.errors import RepoError
 
     try:
         repo = find_repo()
@@ -58,12 +58,12 @@ def _repo_check() -> tuple[Check, Path | None]:
 
 
 def _sandbox_check(config: object) -> Check:
-    from tui.core.sandbox import detect
+    from tui.sandbox.runner import detect
 
     info = detect(config)  # type: ignore[arg-type]
     label = f"{info.kind} ({'active' if info.active else 'NOT active'}): {info.detail}"
     if info.active:
-        from tui.core.sandbox_sockets import describe, socket_masks
+        from tui.sandbox.sockets import describe, socket_masks
 
         label += "; " + describe(socket_masks([]))
     fix = "" if info.active else (
@@ -75,7 +75,7 @@ def _sandbox_check(config: object) -> Check:
 
 def _python_check(repo: Path | None, config: object) -> Check:
     """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
-    from tui.core import projenv
+    from tui import projenv
 
     if repo is None:
         return Check("python", True, "not in a repository: no project interpreter to choose")
@@ -102,7 +102,7 @@ def _python_check(repo: Path | None, config: object) -> Check:
 
 
 def _process_check(config: object) -> Check:
-    from tui.core.sandbox import Sandbox
+    from tui.sandbox.runner import Sandbox
 
     limit = getattr(getattr(config, "limits", None), "max_processes", 0)
     bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
@@ -110,10 +110,10 @@ def _process_check(config: object) -> Check:
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     try:
-        from tui.core.llm.factory import make_backend
+        from tui.llm.factory import make_backend
     except ImportError:
         return await _http_probe(config, args)
     try:
@@ -158,8 +158,8 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
 
 def _embedded_check(config: object, args: argparse.Namespace) -> Check:
     """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
-    from tui.core.llm.download import size_text
-    from tui.core.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
+    from tui.llm.transfer import size_text
+    from tui.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
 
     configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")
     runtime = runtime_installed()
@@ -184,8 +184,8 @@ def _combine(model: Check, embedded: Check) -> None:
 
 
 def collect(args: argparse.Namespace) -> list[Check]:
-    from tui.core.config import Config, load_config, user_config_path
-    from tui.core.errors import ConfigError
+    from tui.config import Config, load_config, user_config_path
+    from tui.protocol.errors import ConfigError
 
     checks = [_git_check()]
     repo_check, repo = _repo_check()

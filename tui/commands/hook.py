@@ -33,9 +33,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core import hooks
-    from tui.core.repo import Repo
+    from tui.git.repo import find_repo
+    from tui.git import hooks
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     if args.action == "suggest":
@@ -57,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
 def suggest(repo: "object", argv: list[str]) -> int:
     """prepare-commit-msg: put a suggested message above git's comments. Never blocks the commit."""
-    from tui.core import commitmsg
-    from tui.core.config import load_config
-    from tui.core.repo import Repo
+    from tui.git import commitmsg
+    from tui.config import load_config
+    from tui.git.repo import Repo
 
     assert isinstance(repo, Repo)
     if not argv or (len(argv) > 1 and argv[1] in ("message", "merge", "squash", "commit", "template")):
@@ -74,7 +74,7 @@ def suggest(repo: "object", argv: list[str]) -> int:
             return 0
         config = load_config(repo.root)
         config.model.retries = 0  # a suggestion is not worth waiting for retries
-        from tui.core.llm.factory import make_backend
+        from tui.llm.factory import make_backend
 
         async def make() -> str:
             backend = make_backend(config)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from tui.core.llm.download import size_text as _size
+from tui.llm.transfer import size_text as _size
 
 HELP = "list the models each backend has (Ollama, OpenAI-compatible server, GGUF files); `models pull NAME`"
 
@@ -36,9 +36,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _config() -> Any:
-    from tui.commands.common import find_repo
-    from tui.core.config import load_config
-    from tui.core.errors import RepoError
+    from tui.git.repo import find_repo
+    from tui.config import load_config
+    from tui.protocol.errors import RepoError
 
     try:
         repo: Path | None = find_repo()
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     config = _config()
     if args.action == "pull":
         if not args.name:
-            from tui.core.errors import ConfigError
+            from tui.protocol.errors import ConfigError
 
             raise ConfigError("Which model? `devagent models pull NAME`, e.g. qwen2.5-coder:1.5b")
         if _is_ollama_tag(args.name, args.backend):
@@ -66,20 +66,20 @@ def _is_ollama_tag(name: str, backend: str | None) -> bool:
         return True
     if backend in ("embedded", "openai") or "://" in name or Path(name).expanduser().exists():
         return False
-    from tui.core.llm.catalog import find
+    from tui.llm.catalog import find
 
     return find(name) is None and ":" in name
 
 
 def pull_gguf(name: str, sha256: str | None, out: TextIO, stall: float = 30.0) -> int:
     """Download (or copy) a GGUF into the model cache with a progress line; DownloadError when it fails."""
-    from tui.core.llm.download import pull as download
+    from tui.llm.download import pull as download
 
     bar = ProgressLine(out)
     try:
         path = asyncio.run(download(name, sha256=sha256, on_progress=bar.update, stall=max(stall, 0.1)))
     except KeyboardInterrupt:
-        from tui.core.errors import UserAbort
+        from tui.protocol.errors import UserAbort
 
         raise UserAbort("Download stopped; what arrived is kept: run the same command again to resume.") from None
     finally:
@@ -103,7 +103,7 @@ class ProgressLine:
         self.drawn = False
 
     def update(self, progress: Any) -> None:
-        from tui.core.llm.download import progress_text
+        from tui.llm.transfer import progress_text
 
         text = progress_text(progress)
         if self.tty:
@@ -125,7 +125,7 @@ class ProgressLine:
 
 
 def _ollama_host(host: str | None, config: Any) -> str:
-    from tui.core.llm.factory import resolve_host
+    from tui.llm.hosts import resolve_host
 
     return resolve_host(host if host else None, config)
 
@@ -139,8 +139,8 @@ def _ollama_client(host: str, timeout: float) -> Any:
 
 def list_models(config: Any, host: str | None, backend: str | None, out: TextIO) -> int:
     """Print every backend's models; unreachable servers are reported, not fatal."""
-    from tui.core.llm.errors import classify
-    from tui.core.llm.modelcache import find_cached_models, model_dir
+    from tui.llm.errors import classify
+    from tui.llm.modelcache import find_cached_models, model_dir
 
     kind = backend or config.model.backend
     if kind != "openai" or host is None:
@@ -166,8 +166,8 @@ def list_models(config: Any, host: str | None, backend: str | None, out: TextIO)
     if configured is not None and configured not in files:
         state = _size(configured.stat().st_size) if configured.is_file() else "MISSING"
         print(f"  {str(configured):<40} {state:>9}  (model.model_file)", file=out)
-    from tui.core.llm.catalog import models as known_models
-    from tui.core.llm.download import partial_downloads
+    from tui.llm.catalog import models as known_models
+    from tui.llm.download import partial_downloads
 
     for name, size in partial_downloads():
         print(f"  {name:<40} {_size(size):>9}  (partial: `devagent models pull` resumes it)", file=out)
@@ -181,9 +181,9 @@ def list_models(config: Any, host: str | None, backend: str | None, out: TextIO)
 
 
 def _list_openai(host: str | None, config: Any, out: TextIO) -> None:
-    from tui.core.errors import ModelError
-    from tui.core.llm.base import Deadlines
-    from tui.core.llm.openai_compat import OpenAICompatBackend
+    from tui.protocol.errors import ModelError
+    from tui.llm.base import Deadlines
+    from tui.llm.openai_compat import OpenAICompatBackend
 
     backend = OpenAICompatBackend(host, Deadlines(connect=3.0, chunk=10.0, total=10.0))
     print(f"OpenAI-compatible server at {backend.host}:", file=out)
@@ -237,8 +237,8 @@ class _Bar:
 
 def pull(name: str, host: str, out: TextIO) -> int:
     """Pull ``name`` through the Ollama server's API, showing progress. Raises ModelError when it fails."""
-    from tui.core.errors import ServerUnreachable
-    from tui.core.llm.errors import classify
+    from tui.protocol.errors import ServerUnreachable
+    from tui.llm.errors import classify
 
     bar = _Bar(out)
     try:

@@ -10,9 +10,9 @@ import sys
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
-    from tui.core.repo import Repo
-    from tui.core.review import ReviewResult
+    from tui.config import Config
+    from tui.git.repo import Repo
+    from tui.git.review import ReviewResult
 
 HELP = "review the staged diff: deterministic checks, then a time-boxed model review; exit 1 on blocking findings"
 
@@ -80,11 +80,11 @@ def open_tty() -> Tty | None:
 
 
 async def _review(repo: "Repo", config: "Config", args: argparse.Namespace) -> "ReviewResult":
-    from tui.core.review import review_staged
+    from tui.git.review import review_staged
 
     if args.no_model:
         return await review_staged(repo, config)
-    from tui.core.llm.factory import make_backend
+    from tui.llm.factory import make_backend
 
     config.model.retries = 0  # the review has its own budget; a missing server should cost one refused connect
     backend = make_backend(config, backend=args.backend, host=args.host, model_file=args.model_file)
@@ -104,9 +104,9 @@ def _print(result: "ReviewResult", out: "IO[str] | Tty") -> None:
 
 
 def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tty) -> int:
-    from tui.core.diffs import DiffIndex
-    from tui.core.errors import DevagentError
-    from tui.core.review import ReviewResult, deterministic
+    from tui.git.diffs import DiffIndex
+    from tui.protocol.errors import DevagentError
+    from tui.git.review import ReviewResult, deterministic
 
     while True:
         _print(result, tty)
@@ -146,9 +146,9 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core.config import load_config
-    from tui.core.repo import Repo
+    from tui.git.repo import find_repo
+    from tui.config import load_config
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     config = load_config(repo.root)

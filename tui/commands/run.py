@@ -29,8 +29,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.core.errors import DevagentError
-    from tui.core.events import ErrorEvent
+    from tui.protocol.errors import DevagentError
+    from tui.protocol.events import ErrorEvent
 
     try:
         return asyncio.run(_main(args))
@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list_sessions() -> int:
-    from tui.commands.common import find_repo
-    from tui.core.session import git_common_dir
-    from tui.core.store import Store, default_store_path
+    from tui.git.repo import find_repo
+    from tui.engine.session import git_common_dir
+    from tui.engine.store import Store, default_store_path
 
     store = Store(default_store_path(git_common_dir(find_repo())))
     rows = store.sessions()
@@ -57,13 +57,13 @@ def _list_sessions() -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core.approval import ApproveAll
-    from tui.core.config import load_config
-    from tui.core.errors import DevagentError, ModelError
-    from tui.core.events import ErrorEvent
-    from tui.core.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
-    from tui.core.session import Session
+    from tui.git.repo import find_repo
+    from tui.protocol.proposals import ApproveAll
+    from tui.config import load_config
+    from tui.protocol.errors import DevagentError, ModelError
+    from tui.protocol.events import ErrorEvent
+    from tui.headless import JsonApprover, JsonPrinter, StdinLines, TextApprover, TextPrinter
+    from tui.engine.session import Session
 
     if args.sessions:
         return _list_sessions()

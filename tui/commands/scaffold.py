@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
+    from tui.config import Config
 
 HELP = "create a component/page/route/module/widget/package following the repo's conventions (diff, then y/n)"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from tui.core.scaffold import KINDS
+    from tui.scaffold import KINDS
 
     parser.add_argument("kind", choices=KINDS, help="what to create")
     parser.add_argument("name", help="e.g. Button, settings, text_utils, StatusBar, shapes")
@@ -34,8 +34,8 @@ def _ask(question: str) -> bool:
 
 
 async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
-    from tui.core.errors import ToolError
-    from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
+    from tui.protocol.errors import ToolError
+    from tui.testing import choose_suite, detect_suites, plan_run, run_plan
 
     try:
         suite = choose_suite(detect_suites(repo, config), "", selection, repo)
@@ -50,12 +50,12 @@ async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core.approval import Decision
-    from tui.core.config import load_config
-    from tui.core.events import Checkpointed, Event, Notice
-    from tui.core.tools.base import ToolContext
-    from tui.core.tools.scaffold import SPEC
+    from tui.git.repo import find_repo
+    from tui.protocol.proposals import Decision
+    from tui.config import load_config
+    from tui.protocol.events import Checkpointed, Event, Notice
+    from tui.tools.base import ToolContext
+    from tui.tools.scaffold import SPEC
 
     def emit(event: Event) -> None:
         if isinstance(event, Notice):

@@ -30,7 +30,7 @@ def _app_args(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
 
     try:
         import aiohttp  # noqa: F401
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
                             "(or `pip install textual-serve`).") from None
     if not 0 <= args.port < 65536:
         raise DevagentError(f"--port {args.port} is not a port number", "Give 1-65535, or 0 for a free one.")
-    from tui.commands.common import find_repo
+    from tui.git.repo import find_repo
 
     repo = find_repo()
     return asyncio.run(_serve(args, repo))
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace, repo: object) -> int:
     from aiohttp import web
 
-    from tui.core.errors import DevagentError
+    from tui.protocol.errors import DevagentError
     from tui.serve.guard import Guard, new_token
     from tui.serve.server import make_app
     from tui.serve.shared_app import SharedApp, app_argv

@@ -31,7 +31,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _print_run(run: object) -> None:
-    from tui.core.testing import TestRun
+    from tui.testing import TestRun
 
     assert isinstance(run, TestRun)
     print()
@@ -47,12 +47,12 @@ def _print_run(run: object) -> None:
 
 async def _fix(args: argparse.Namespace) -> int:
     """The fix loop from the command line: the same session, approvals and sandbox as `devagent run`."""
-    from tui.commands.common import find_repo
-    from tui.core.approval import ApproveAll
-    from tui.core.config import load_config
-    from tui.core.events import FixAttempt
-    from tui.core.headless import StdinLines, TextApprover, TextPrinter
-    from tui.core.session import Session
+    from tui.git.repo import find_repo
+    from tui.protocol.proposals import ApproveAll
+    from tui.config import load_config
+    from tui.protocol.events import FixAttempt
+    from tui.headless import StdinLines, TextApprover, TextPrinter
+    from tui.engine.session import Session
 
     repo = find_repo()
     config = load_config(repo)
@@ -86,7 +86,7 @@ async def _fix(args: argparse.Namespace) -> int:
 
 def _confirm_repo_command(command: str) -> bool:
     """The repo's config chose this command: show it literally and ask (no terminal: refuse, say how)."""
-    from tui.core.literal import literal_warnings, visible
+    from tui.safety.literal import literal_warnings, visible
 
     print(f"The repository's config (tests.command) wants to run:\n    {visible(command, True)}", file=sys.stderr)
     for warning in literal_warnings(command, True):
@@ -102,10 +102,10 @@ def _confirm_repo_command(command: str) -> bool:
 async def _main(args: argparse.Namespace) -> int:
     if args.fix:
         return await _fix(args)
-    from tui.commands.common import find_repo
-    from tui.core.config import load_config
-    from tui.core.testing import choose_suite, detect_suites, plan_run, run_plan
-    from tui.core.testing.detect import suite_for_path
+    from tui.git.repo import find_repo
+    from tui.config import load_config
+    from tui.testing import choose_suite, detect_suites, plan_run, run_plan
+    from tui.testing.detect import suite_for_path
 
     repo = find_repo()
     config = load_config(repo)

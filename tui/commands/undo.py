@@ -26,11 +26,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.commands.common import find_repo
-    from tui.core import checkpoints
-    from tui.core.diffs import DiffIndex
-    from tui.core.errors import RepoError
-    from tui.core.repo import Repo
+    from tui.git.repo import find_repo
+    from tui.git import checkpoints
+    from tui.git.diffs import DiffIndex
+    from tui.protocol.errors import RepoError
+    from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     repo.ensure_writable()

@@ -13,9 +13,9 @@ from typing import Any, Callable
 from tui.app.app import DevagentApp
 from tui.app.launch import open_session
 from tui.app.messages import ApprovalRequested, EngineEvent
-from tui.core import events as ev
-from tui.core.approval import Proposal
-from tui.core.config import load_config
+from tui.protocol import events as ev
+from tui.protocol.proposals import Proposal
+from tui.config import load_config
 
 
 def build_app(repo: Path, *, server_url: str | None = None, theme: str | None = None, prompt: str | None = None,

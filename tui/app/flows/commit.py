@@ -11,19 +11,19 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 
-def start_commit(app: "DevagentApp") -> None:
+def start_commit(app: "Host") -> None:
     app.run_worker(_commit(app), name="commit", group="commit", exclusive=True, exit_on_error=False)
 
 
-async def _commit(app: "DevagentApp") -> None:
+async def _commit(app: "Host") -> None:
     from tui.app.screens.commit import CommitScreen
-    from tui.core.repo import Repo
+    from tui.git.repo import Repo
 
     try:
         repo = await asyncio.to_thread(Repo, app.repo)
@@ -58,9 +58,9 @@ async def _commit(app: "DevagentApp") -> None:
     _report(app, sha, result.output, duration)
 
 
-async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, str]:
+async def message_for(app: "Host", repo: Any, staged: str) -> tuple[str, str]:
     """(message, source) from the staged diff alone."""
-    from tui.core import commitmsg
+    from tui.git import commitmsg
 
     subjects = await asyncio.to_thread(repo.recent_subjects)
     session = app.session
@@ -70,7 +70,7 @@ async def message_for(app: "DevagentApp", repo: Any, staged: str) -> tuple[str, 
     return commitmsg.fallback_message(staged, subjects), "fallback (the model server is not connected)"
 
 
-def _report(app: "DevagentApp", sha: str, output: str, duration: float) -> None:
+def _report(app: "Host", sha: str, output: str, duration: float) -> None:
     from tui.app.widgets.agent_pane import AgentPane
     from tui.app.widgets.output_pane import OutputPane
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 
-def would_help(app: "DevagentApp", err: Any) -> bool:
-    from tui.core.errors import ServerUnreachable
-    from tui.core.llm.modelcache import resolve_model_file
+def would_help(app: "Host", err: Any) -> bool:
+    from tui.protocol.errors import ServerUnreachable
+    from tui.llm.modelcache import resolve_model_file
 
     session = app.session
     if not isinstance(err, ServerUnreachable) or session is None:
@@ -30,18 +30,18 @@ def would_help(app: "DevagentApp", err: Any) -> bool:
     return path is None or not path.is_file()
 
 
-def maybe_offer(app: "DevagentApp", err: Any) -> None:
+def maybe_offer(app: "Host", err: Any) -> None:
     """Called by the connect loop after each failed attempt."""
     if app.download_offered or not would_help(app, err):
         return
     offer(app)
 
 
-def offer(app: "DevagentApp") -> None:
+def offer(app: "Host") -> None:
     from tui.app.screens.download import DownloadScreen
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core.llm.catalog import default_model
-    from tui.core.llm.modelcache import model_dir, runtime_installed
+    from tui.llm.catalog import default_model
+    from tui.llm.modelcache import model_dir, runtime_installed
 
     app.download_offered = True
     if any(isinstance(screen, DownloadScreen) for screen in app.screen_stack):
@@ -57,9 +57,9 @@ def offer(app: "DevagentApp") -> None:
                     callback=lambda path: downloaded(app, path))
 
 
-def downloaded(app: "DevagentApp", path: Path | None) -> None:
+def downloaded(app: "Host", path: Path | None) -> None:
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core.llm.catalog import default_model
+    from tui.llm.catalog import default_model
 
     pane = app.main.query_one(AgentPane)
     if path is None:

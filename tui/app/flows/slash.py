@@ -10,13 +10,13 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 USAGE = "/scaffold KIND NAME [--dir D]   (KIND: component, page, route, module, widget, package)"
 _offered: dict[int, str] = {}  # id(app) -> the test file the last approved scaffold created
 
 
-def handle(app: "DevagentApp", text: str) -> bool:
+def handle(app: "Host", text: str) -> bool:
     """True when ``text`` was a prompt command (handled here); False sends it to the model."""
     word = text.split(maxsplit=1)[0] if text.strip() else ""
     if word not in ("/scaffold", "/test"):
@@ -66,7 +66,7 @@ def _scaffold_arguments(words: list[str]) -> dict[str, Any] | None:
     return {"kind": positional[0], "name": positional[1], **({"options": options} if options else {})}
 
 
-async def _scaffold(app: "DevagentApp", arguments: dict[str, Any]) -> None:
+async def _scaffold(app: "Host", arguments: dict[str, Any]) -> None:
     result = await app.session.run_tool("scaffold", arguments)
     if not result.ok:
         app.notify(f"scaffold: {result.summary}", severity="warning", timeout=8)
@@ -80,7 +80,7 @@ async def _scaffold(app: "DevagentApp", arguments: dict[str, Any]) -> None:
     app.refresh_repo()
 
 
-def run_offered_test(app: "DevagentApp") -> None:
+def run_offered_test(app: "Host") -> None:
     """`T`: run the test the last approved scaffold created."""
     from tui.app.flows.tests import start_tests
 

@@ -9,16 +9,15 @@ output pane's title (from FixAttempt events); Esc cancels its worker, which stop
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 
-def ready(app: "DevagentApp", what: str) -> bool:
+def ready(app: "Host", what: str) -> bool:
     """The engine is open and nothing else runs; otherwise say why (a notification, not an error)."""
     if app.session is None:
         app.notify(f"The engine is still starting: {what} has to wait (see the banner if it failed).",
@@ -30,7 +29,7 @@ def ready(app: "DevagentApp", what: str) -> bool:
     return True
 
 
-async def keys_after(app: "DevagentApp", work: Awaitable[None]) -> None:
+async def keys_after(app: "Host", work: Awaitable[None]) -> None:
     """Run ``work``; then refresh the status bar's keys (the "esc cancel" hint goes away)."""
     try:
         await work
@@ -38,7 +37,7 @@ async def keys_after(app: "DevagentApp", work: Awaitable[None]) -> None:
         app.call_later(app._update_keys)
 
 
-def start_tests(app: "DevagentApp", selection: str = "") -> None:
+def start_tests(app: "Host", selection: str = "") -> None:
     """`t`: pick the suite (when there are several), queue the run for approval, then list the results."""
     if not ready(app, "the test run"):
         return
@@ -46,9 +45,9 @@ def start_tests(app: "DevagentApp", selection: str = "") -> None:
     app._update_keys()
 
 
-async def _run_tests(app: "DevagentApp", selection: str) -> None:
+async def _run_tests(app: "Host", selection: str) -> None:
     from tui.app.screens.tests_results import ALL, SuitePickScreen
-    from tui.core.testing import TestRun, detect_suites
+    from tui.testing import TestRun, detect_suites
 
     try:
         suites = await asyncio.to_thread(detect_suites, app.repo, app.config)
@@ -77,13 +76,13 @@ async def _run_tests(app: "DevagentApp", selection: str) -> None:
         show_results(app, runs)
 
 
-def show_results(app: "DevagentApp", runs: list[Any]) -> None:
+def show_results(app: "Host", runs: list[Any]) -> None:
     from tui.app.screens.tests_results import TestResultsScreen
 
     app.push_screen(TestResultsScreen(runs, app.repo))
 
 
-def start_fix(app: "DevagentApp") -> None:
+def start_fix(app: "Host") -> None:
     """`F`: the fix loop (tests -> the model proposes a fix -> you approve -> tests again)."""
     if not ready(app, "the fix loop"):
         return
@@ -93,7 +92,7 @@ def start_fix(app: "DevagentApp") -> None:
     app._update_keys()
 
 
-async def _fix(app: "DevagentApp") -> None:
+async def _fix(app: "Host") -> None:
     from tui.app.widgets.agent_pane import AgentPane
 
     agent = app.main.query_one(AgentPane)
@@ -114,13 +113,13 @@ async def _fix(app: "DevagentApp") -> None:
         show_results(app, [result.last])
 
 
-def _output(app: "DevagentApp") -> Any:
+def _output(app: "Host") -> Any:
     from tui.app.widgets.output_pane import OutputPane
 
     return app.main.query_one(OutputPane)
 
 
-def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
+def on_fix_attempt(app: "Host", event: Any) -> None:
     """FixAttempt: the counter in the output pane's title, and a line in the conversation."""
     from tui.app.widgets.agent_pane import AgentPane
 
@@ -137,40 +136,3 @@ def on_fix_attempt(app: "DevagentApp", event: Any) -> None:
         why = reasons.get(event.reason, event.reason)
         agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
                          "info" if event.reason == "passed" else "warning")
-
-
-async def file_view(repo: Path, path: str) -> tuple[str | None, str | None]:
-    """(the file's working-tree diff or None, its text or None) for opening a failure."""
-    from tui.core.paths import read_bounded, resolve_in_repo
-    from tui.core.repo import Repo
-
-    def read() -> tuple[str | None, str | None]:
-        try:
-            target = resolve_in_repo(repo, path)
-        except DevagentError:
-            return None, None
-        git = Repo(repo)
-        diff = (git.diff_worktree([path]) or git.diff_staged([path])) if target.exists() else ""
-        if diff.strip():
-            return diff, None
-        try:
-            return None, read_bounded(repo, path, 2_000_000)[0].decode("utf-8", "replace")
-        except (OSError, DevagentError):
-            return None, None
-
-    return await asyncio.to_thread(read)
-
-
-def nearest_hunk(index: Any, line: int) -> int:
-    """The hunk holding ``line`` of the new file, else the closest one (0 when unknown)."""
-    best, distance = 0, None
-    for i in range(len(index.hunks)):
-        hunk = index.hunks[i]
-        if hunk.whole_file:
-            continue
-        if hunk.new_start <= line < hunk.new_start + max(hunk.new_len, 1):
-            return i
-        gap = min(abs(line - hunk.new_start), abs(line - hunk.new_start - hunk.new_len))
-        if distance is None or gap < distance:
-            best, distance = i, gap
-    return best

@@ -9,25 +9,25 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from tui.core.errors import DevagentError
+from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
-    from tui.app.app import DevagentApp
+    from tui.app.host import Host
 
 
-def start_undo(app: "DevagentApp") -> None:
+def start_undo(app: "Host") -> None:
     if app._busy():
         app.notify("Something is running: escape cancels it, then undo.", severity="warning")
         return
     app.run_worker(_undo(app), name="undo", group="undo", exclusive=True, exit_on_error=False)
 
 
-async def _undo(app: "DevagentApp") -> None:
+async def _undo(app: "Host") -> None:
     from tui.app.screens.undo import UndoScreen
     from tui.app.widgets.agent_pane import AgentPane
-    from tui.core import checkpoints
-    from tui.core.diffs import DiffIndex
-    from tui.core.repo import Repo
+    from tui.git import checkpoints
+    from tui.git.diffs import DiffIndex
+    from tui.git.repo import Repo
 
     try:
         repo = await asyncio.to_thread(Repo, app.repo)

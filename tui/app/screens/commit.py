@@ -91,7 +91,7 @@ class CommitScreen(ModalScreen[str | None]):
 
     @work(exclusive=True, group="commit", exit_on_error=False)
     async def run_commit(self) -> None:
-        from tui.core.errors import DevagentError
+        from tui.protocol.errors import DevagentError
 
         message, no_verify = self.message, self.query_one(Checkbox).value
         hooks = self.query_one("#commit-hooks", Log)

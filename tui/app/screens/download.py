@@ -43,7 +43,7 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.error = ""
 
     def compose(self) -> ComposeResult:
-        from tui.core.llm.download import size_text
+        from tui.llm.transfer import size_text
 
         with Vertical() as box:
             box.border_title = "No model yet"
@@ -69,8 +69,8 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.run_worker(self._download(), name="download", group="download", exclusive=True, exit_on_error=False)
 
     async def _download(self) -> None:
-        from tui.core.errors import DevagentError
-        from tui.core.llm.download import pull
+        from tui.protocol.errors import DevagentError
+        from tui.llm.download import pull
 
         try:
             path = await pull(self.spec, sha256=self.sha256, on_progress=self._progress, stall=self.stall)
@@ -88,7 +88,7 @@ class DownloadScreen(ModalScreen[Path | None]):
         self.latest = progress  # one attribute store: safe from the hashing thread too
 
     def _paint(self) -> None:
-        from tui.core.llm.download import progress_text
+        from tui.llm.transfer import progress_text
 
         progress = self.latest
         if progress is None or not self.running:

@@ -20,9 +20,9 @@ from textual.widgets.option_list import Option
 from tui.app.widgets.diff_panel import DiffPanel
 
 if TYPE_CHECKING:
-    from tui.core.config import Config
-    from tui.core.repo import Repo
-    from tui.core.review import Finding, ReviewResult
+    from tui.config import Config
+    from tui.git.repo import Repo
+    from tui.git.review import Finding, ReviewResult
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -123,7 +123,7 @@ class ReviewApp(App[int]):
         self.query_one(DiffPanel).view.focus()
 
     def action_unstage(self) -> None:
-        from tui.core.review import ReviewResult, deterministic
+        from tui.git.review import ReviewResult, deterministic
 
         view = self.query_one(DiffPanel).view
         marked = view.rejected_hunks()

@@ -7,6 +7,7 @@ All text is literal (test ids and messages come from the code under test).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from tui.app.widgets.tool_call_line import one_line, visible
+from tui.protocol.errors import DevagentError
 
 ALL = "*all*"
 
@@ -124,7 +126,6 @@ class TestResultsScreen(_Modal):
         if not failure.file:
             self.notify("This failure has no file location.", severity="warning")
             return
-        from tui.app.flows.tests import file_view
 
         diff, content = await file_view(self.repo, failure.file)
         if diff is None and content is None:
@@ -159,7 +160,6 @@ class FailureFileScreen(_Modal):
     def on_mount(self) -> None:
         line = max(1, int(self.failure.line or 1))
         if self.diff:
-            from tui.app.flows.tests import nearest_hunk
             from tui.app.widgets.diff_view import DiffView
 
             view = self.query_one(DiffView)
@@ -171,3 +171,40 @@ class FailureFileScreen(_Modal):
             area = self.query_one(TextArea)
             area.move_cursor((line - 1, 0), center=True)
             area.focus()
+
+
+async def file_view(repo: Path, path: str) -> tuple[str | None, str | None]:
+    """(the file's working-tree diff or None, its text or None) for opening a failure."""
+    from tui.safety.paths import read_bounded, resolve_in_repo
+    from tui.git.repo import Repo
+
+    def read() -> tuple[str | None, str | None]:
+        try:
+            target = resolve_in_repo(repo, path)
+        except DevagentError:
+            return None, None
+        git = Repo(repo)
+        diff = (git.diff_worktree([path]) or git.diff_staged([path])) if target.exists() else ""
+        if diff.strip():
+            return diff, None
+        try:
+            return None, read_bounded(repo, path, 2_000_000)[0].decode("utf-8", "replace")
+        except (OSError, DevagentError):
+            return None, None
+
+    return await asyncio.to_thread(read)
+
+
+def nearest_hunk(index: Any, line: int) -> int:
+    """The hunk holding ``line`` of the new file, else the closest one (0 when unknown)."""
+    best, distance = 0, None
+    for i in range(len(index.hunks)):
+        hunk = index.hunks[i]
+        if hunk.whole_file:
+            continue
+        if hunk.new_start <= line < hunk.new_start + max(hunk.new_len, 1):
+            return i
+        gap = min(abs(line - hunk.new_start), abs(line - hunk.new_start - hunk.new_len))
+        if distance is None or gap < distance:
+            best, distance = i, gap
+    return best

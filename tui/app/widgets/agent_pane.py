@@ -15,6 +15,8 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from tui.app.keymap import hints
+
 from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
@@ -26,7 +28,7 @@ FRAME = 1 / 30
 class AgentPane(VerticalScroll):
     """Conversation view. Public methods are called by the app's event handlers only."""
 
-    KEY_HINTS = (("↑/↓", "scroll"), ("u", "undo"), ("t", "tests"), ("c", "commit"))  # status bar (keyhints.py)
+    KEY_HINTS = hints("agent")  # the status bar's keys (tui/app/keymap.py)
 
     DEFAULT_CSS = """
     AgentPane { height: 1fr; }

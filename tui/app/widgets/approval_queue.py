@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app.themes import theme_variables
+from tui.app.keymap import bindings, hints
 from tui.app.widgets.tool_call_line import label_cell, literal_warnings, one_line
 
 LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
@@ -51,15 +51,9 @@ def proposal_text(proposal: Any) -> str:
 class ApprovalQueue(OptionList):
     """The approval queue. ``proposals`` keeps arrival order (oldest first)."""
 
-    BINDINGS = [
-        Binding("a", "act('approve')", "Approve"),
-        Binding("r", "act('reject')", "Reject"),
-        Binding("e", "act('edit')", "Edit"),
-        Binding("A", "act('approve_low')", "Approve low-risk"),
-        Binding("enter", "act('open')", "Open", show=False),
-    ]
+    BINDINGS = bindings("queue")  # tui/app/keymap.py
 
-    KEY_HINTS = (("a", "approve"), ("r", "reject"), ("e", "edit"), ("A", "low-risk"), ("⏎", "open"))
+    KEY_HINTS = hints("approvals")
 
     DEFAULT_CSS = """
     ApprovalQueue { height: auto; max-height: 12; min-height: 3; }

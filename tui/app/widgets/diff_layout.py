@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import repeat
 
-from tui.core.diffs import DiffIndex, HunkRef
+from tui.git.diffs import DiffIndex, HunkRef
 
 ADD, DEL, CTX, NOTE, HUNK, FILE, META = "add", "del", "ctx", "note", "hunk", "file", "meta"
 _ANCHOR_BITS = 10

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color, ColorParseError
 
-from tui.core.literal import hidden_positions
+from tui.safety.literal import hidden_positions
 
 from ..themes import variable_defaults
 
@@ -32,7 +32,7 @@ def _visible(ch: str) -> str:
 
 
 def safe_segments(text: str, style: Style | None, warn: Style) -> tuple[list[Segment], bool]:
-    """Split ``text`` into segments, replacing hidden characters (core/literal.py) with visible, flagged stand-ins."""
+    """Split ``text`` into segments, replacing hidden characters (tui/safety/literal.py) with visible, flagged stand-ins."""
     text = text.expandtabs(TAB_SIZE) if "\t" in text else text
     positions = hidden_positions(text)
     if not positions:

@@ -1,7 +1,7 @@
 """The diff viewer: a Line-API scroll view that stays instant on million-line diffs.
 
 Only visible rows are rendered; only visible code is highlighted (with a small
-cache). Headers are indexed up front by ``tui.core.diffs.DiffIndex`` (a regex
+cache). Headers are indexed up front by ``tui.git.diffs.DiffIndex`` (a regex
 pass); hunk bodies are read when they scroll into view. In idle time the page
 above and the page below are built ahead, so a page step paints cached rows.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.color import Color
 from textual.filter import LineFilter
 from textual.geometry import Region, Size
@@ -27,11 +27,13 @@ from textual.strip import Strip
 from textual.theme import Theme
 from textual.widget import Widget
 
+from tui.app.keymap import bindings, hints
+
 from .diff_frame import Finish, finished, labels_of
 from .diff_render import DiffStyles, Highlighter
 
 if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame needs none of them
-    from tui.core.diffs import DiffIndex
+    from tui.git.diffs import DiffIndex
 
     from .diff_layout import Layout
     from .diff_rows import DiffRows
@@ -58,18 +60,9 @@ class DiffView(ScrollView, can_focus=True):
     Messages: DiffView.HunkToggled(index, accepted), DiffView.FileFocused(index).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n,right_square_bracket", "next_hunk", "Next hunk"),
-        Binding("p,left_square_bracket", "prev_hunk", "Prev hunk"),
-        Binding("right_curly_bracket,J", "next_file", "Next file"),
-        Binding("left_curly_bracket,K", "prev_file", "Prev file"),
-        Binding("space", "toggle_hunk", "Accept/reject hunk"),
-        Binding("s", "toggle_side_by_side", "Side by side"),
-        Binding("j", "scroll_down", "Down", show=False),
-        Binding("k", "scroll_up", "Up", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings("diff")  # type: ignore[assignment]  # tui/app/keymap.py
 
-    KEY_HINTS = (("space", "toggle"), ("n/p", "hunk"), ("{/}", "file"), ("s", "split"), ("S", "stage"))
+    KEY_HINTS = hints("diff")
 
     DEFAULT_CSS = """
     DiffView {
@@ -124,7 +117,7 @@ class DiffView(ScrollView, can_focus=True):
     # -- public API -----------------------------------------------------------------------------
     def show_diff(self, text: str, *, mode: str = "proposal", title: str = "") -> None:
         """Show ``text`` (a git diff); every hunk starts accepted."""
-        from tui.core.diffs import DiffIndex
+        from tui.git.diffs import DiffIndex
 
         from .diff_layout import Layout, number_width
         from .diff_rows import DiffRows

@@ -7,7 +7,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.core.diffs import DiffIndex
+from tui.app.keymap import hints
+
+from tui.git.diffs import DiffIndex
 
 from .diff_layout import file_counts
 
@@ -22,7 +24,7 @@ class FileList(OptionList):
     File names are rendered as plain Text: never as markup.
     """
 
-    KEY_HINTS = (("↑/↓", "file"), ("⏎", "show it"))
+    KEY_HINTS = hints("files")  # the status bar's keys (tui/app/keymap.py)
 
     DEFAULT_CSS = """
     FileList {

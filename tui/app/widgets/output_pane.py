@@ -17,6 +17,8 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.app.keymap import hints
+
 if TYPE_CHECKING:
     from textual.widgets import Log
 
@@ -28,7 +30,7 @@ FLUSH = 1 / 20
 class OutputPane(Vertical):
     """Header + bounded Log. ``running`` is True between CommandStarted and CommandFinished."""
 
-    KEY_HINTS = (("↑/↓", "scroll"), ("^k", "kill"))
+    KEY_HINTS = hints("output")  # the status bar's keys (tui/app/keymap.py)
 
     DEFAULT_CSS = """
     OutputPane { height: 1fr; }

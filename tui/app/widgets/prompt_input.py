@@ -13,11 +13,13 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.app.keymap import hints
+
 
 class PromptInput(TextArea):
     """TextArea that sends on enter and remembers what was sent."""
 
-    KEY_HINTS = (("⏎", "send"), ("^j", "new line"), ("↑/↓", "history"))  # the status bar's keys (keyhints.py)
+    KEY_HINTS = hints("prompt")  # the status bar's keys (tui/app/keymap.py)
 
     DEFAULT_CSS = """
     PromptInput { height: auto; min-height: 3; max-height: 8; border: round $primary 40%; padding: 0 1; }

@@ -24,7 +24,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.core.prose import finished_prefix
+from tui.engine.prose import finished_prefix
 
 _frozen_heap = False
 

@@ -1,6 +1,6 @@
 """One tool call inline in the conversation: name, literal arguments, state and a one-line result.
 
-Also where widgets get the literal-text helpers (from tui.core.literal, shared with every front end):
+Also where widgets get the literal-text helpers (from tui.safety.literal, shared with every front end):
 model text and commands are shown as plain rich Text (never markup), hidden characters as escapes.
 """
 
@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.core.literal import literal_warnings, visible
+from tui.safety.literal import literal_warnings, visible
 
 __all__ = ["ToolCallLine", "describe_arguments", "literal_warnings", "one_line", "visible"]
 

@@ -1,0 +1,680 @@
+"""The loop: model -> tool calls -> approvals -> results, until the model answers.
+
+Everything state-changing is a Proposal that passes the gate (gate.py: Policy, Approver, execute,
+record) before its tool's ``execute`` runs. Model output is data: nothing it says can approve or skip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from tui.engine import context, instructions
+from tui.protocol.proposals import Approver, Decision, Proposal
+from tui.config import Config
+from tui.protocol.errors import ModelError
+from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
+                                 ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
+from tui.engine.agent_words import is_question, keeps_tests, wants_test_change
+from tui.engine.gate import Gate, StopTurn
+from tui.llm.base import Backend, ModelInfo, ToolCall
+from tui.tools.base import ToolContext, ToolResult, ToolSpec
+from tui.tools.support.common import CHARS_PER_TOKEN, bound
+from tui.engine.verify import changed_files, is_test
+
+ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
+ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
+               "required": ["done", "answer"]}
+CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
+EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
+EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
+ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
+                  r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
+MAX_VERIFY = 2
+OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
+_DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
+CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
+# Wider, for answers that end a turn without a chance to push back: any report of a change.
+REPORTS_CHANGE = re.compile(rf"\b(?:{_DONE_WORDS[3:-1]}|stripped|deleted|dropped|appended|inserted|wrote)\b",
+                            re.I)
+
+
+@dataclass
+class _Turn:
+    """What the loop remembers within one turn."""
+
+    seen: set[str] = field(default_factory=set)  # calls made since the working tree last changed
+    failed: dict[str, str] = field(default_factory=dict)  # of those, the ones that failed: key -> error
+    bad_calls: int = 0
+    changed: bool = False
+    failed_change: str = ""
+    pushed_back: bool = False
+    warned_repeat: bool = False
+    nudged_repeat: bool = False
+    asked_question: bool = False
+    echoed: bool = False
+    touched: set[str] = field(default_factory=set)  # files this turn changed
+    shown_defs: set[tuple[str, str]] = field(default_factory=set)  # definitions shown before a blind replace
+    parts_reminded: bool = False
+    scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
+    unverified: str = ""  # the diff of changes no test run has exercised yet
+    verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
+
+
+def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
+    """JSON schema for Ollama's ``format``: a tool name from the list and an arguments object."""
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": [*tools, ANSWER]},
+            "arguments": {"type": "object"},
+        },
+        "required": ["name", "arguments"],
+    }
+
+
+def _call_key(call: ToolCall) -> str:
+    return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
+    """The model's turn as a chat message; native calls go in ``tool_calls``."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if native:
+        message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
+    return message
+
+
+class RepeatWatch:
+    """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
+    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines."""
+
+    REPEATS = 6
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.last = ""
+        self.count = 0
+
+    def looping(self, text: str) -> bool:
+        self.tail += text
+        pieces = re.split(r"\n|\\n", self.tail)
+        self.tail = pieces.pop()  # the line still being written
+        for piece in pieces:
+            line = piece.strip()
+            if len(line) < 4:
+                continue  # blank lines, braces: repeating those is normal
+            self.count = self.count + 1 if line == self.last else 1
+            self.last = line
+        return self.count >= self.REPEATS
+
+
+async def _close(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
+            pass
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _fmt_args(args: dict[str, Any]) -> str:
+    parts = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        text = text.replace("\n", "⏎")
+        parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
+    return ", ".join(parts)
+
+
+class Agent:
+    def __init__(self, *, backend: Backend, info: ModelInfo, tools: dict[str, ToolSpec], approver: Approver,
+                 policy: Any, ctx: ToolContext, store: Any, session_id: str, config: Config, emit: Emit,
+                 messages: list[dict[str, Any]]) -> None:
+        self.backend, self.info, self.tools, self.approver = backend, info, tools, approver
+        self.policy, self.ctx, self.store, self.session_id = policy, ctx, store, session_id
+        self.config, self.emit, self.messages = config, emit, messages
+        self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
+        self.prompt = ""
+        self.verifying = True
+        self._reads = set()
+        self.last_result: ToolResult | None = None
+        native = config.model.native_tools
+        self.native_tools = info.supports_tools and native != "off" and (
+            native == "on" or getattr(backend, "name", "ollama") != "embedded")
+        self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
+        self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
+        self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
+
+    # -- conversation ---------------------------------------------------------------------------
+    def _append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.store.add_message(self.session_id, message)
+
+    def _tool_message(self, call: ToolCall, text: str, changed: bool = False) -> dict[str, Any]:
+        if call.source == "native" or (call.source == "auto" and self.native_tools):
+            return {"role": "tool", "content": text, "tool_name": call.name, "_tool": True}
+        if call.source == "verify":  # devagent's own check: what follows it is said by _verify
+            return {"role": "user", "_tool": True, "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}"}
+        # Small models forget the request and keep calling tools: restate it and say how to finish.
+        if changed and self.last_result and self.last_result.data.get("problems"):
+            nudge = (f"\n\n(The developer asked: {_short(self.prompt)} The change is applied but has the problems "
+                     "listed above: fix them now with one JSON tool call.)")
+        else:
+            done = "That change is applied now. If nothing else is needed" if changed else \
+                "If that is done or you can answer now"
+            nudge = (f"\n\n(The developer asked: {_short(self.prompt)} {done}, reply in plain text without JSON. "
+                     "Otherwise reply with one JSON tool call.)")
+        return {"role": "user", "_tool": True,
+                "content": f"Result of {call.name}({_fmt_args(call.arguments)}):\n{text}{nudge}"}
+
+    # -- one turn -------------------------------------------------------------------------------
+    async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
+        """One request. ``verify=False`` when the caller checks the change itself (the fix loop reruns the tests)."""
+        self.turns += 1
+        self.prompt = prompt
+        self.verifying = verify
+        self._reads: set[str] = set()  # files read and definitions outlined in this turn
+        self.emit(TurnStarted(turn=self.turns, prompt=prompt))
+        self._append({"role": "user", "content": prompt})
+        try:
+            await self._ground(prompt)
+            await self._read_mentioned(prompt)
+            done = await self._loop()
+        except asyncio.CancelledError:
+            done = TurnDone("cancelled")
+            self.emit(done)
+            raise
+        except StopTurn:
+            done = TurnDone("stopped")
+        except ModelError as err:
+            self.emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
+            done = TurnDone("error")
+        self.emit(done)
+        return done
+
+    async def _ground(self, prompt: str) -> None:
+        """The request-ranked repo map and hints, as a message after the prompt (the system prompt stays fixed)."""
+        from tui.engine.grounding import turn_context
+        from tui.tools.support.common import repo_files
+
+        files = await repo_files(self.ctx.repo)
+        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
+                                       self.config.limits.instructions_tokens)
+        if text:
+            self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
+
+    async def _read_mentioned(self, prompt: str) -> None:
+        """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
+        from tui.engine.mentions import mentioned
+        from tui.tools.support.common import repo_files
+
+        count = self.config.model.read_mentioned
+        spec = self.tools.get("read_file")
+        if count <= 0 or spec is None:
+            return
+        budget = self.limit // 3
+        per_file = self.config.limits.file_tokens
+        for path in mentioned(prompt, await repo_files(self.ctx.repo), count):
+            try:
+                size = (self.ctx.repo / path).stat().st_size
+            except OSError:
+                continue
+            cost = min(size // CHARS_PER_TOKEN, per_file) + 40
+            name = "read_file"
+            if size // CHARS_PER_TOKEN > per_file and "outline" in self.tools and path.endswith(OUTLINED):
+                name, cost = "outline", 400  # too big to read whole: its outline answers "how many / where"
+            if cost > budget:
+                continue
+            budget -= cost
+            call = ToolCall(name, {"path": path}, uuid.uuid4().hex[:8], "auto")
+            self._append(_assistant("", [call]) if self.native_tools else
+                         _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
+            await self._handle(call)
+
+    async def _loop(self) -> TurnDone:
+        cfg = self.config.model
+        turn = _Turn()
+        constrained = False
+        text = ""
+        started = time.monotonic()
+        for _step in range(cfg.max_steps):
+            if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
+                self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
+                                 "asking the model for its answer", "warning"))
+                return await self._final_answer(turn)
+            sniff = EDIT_CALL if not turn.asked_question and is_question(self.prompt) else None
+            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff)
+            if sniff is not None and sniff.search(text[:400]):
+                if not constrained:  # the streamed start of the cut call ends as a reply; its call is not shown
+                    self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
+                self._append(_assistant(text, []))
+                self._remind_question(turn, text.split('"name"', 1)[-1][:40])
+                constrained = True
+                continue
+            calls, errors, shown = self._calls_from(text, native, constrained)
+            if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
+                self.emit(TextDone(text, shown))
+            message = _assistant(text, native)
+            self._append(message)
+            if turn.scratch and (calls or not errors):
+                self._forget(turn.scratch)  # the model recovered: its malformed reply would only mislead it
+            if calls and calls[0].name == ANSWER:
+                answer = str(calls[0].arguments.get("text") or calls[0].arguments.get("answer") or "")
+                return self._answered(answer, "complete")
+            if not calls:
+                if errors and turn.bad_calls < cfg.max_tool_retries:
+                    turn.bad_calls += 1
+                    names = ", ".join(self.tools)
+                    self._ask_again(f"malformed tool call ({'; '.join(errors)})",
+                                    "Your tool call could not be used: " + "; ".join(errors) +
+                                    f'\nReply with ONLY one JSON object {{"name": ..., "arguments": {{...}}}} '
+                                    f"using one of: {names}.")
+                    turn.scratch += [message, self.messages[-1]]
+                    constrained = True
+                    continue
+                if not turn.echoed and self._echoes(text):  # it repeated devagent's instruction instead of answering
+                    turn.echoed = True
+                    self._ask_again("the model repeated devagent's instruction instead of answering", (
+                        f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
+                        "itself now (the facts, numbers and names), or make one JSON tool call (to find it out, or for the "
+                        "change)."))
+                    constrained = True
+                    continue
+                why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
+                if not why:
+                    if await self._untouched(turn):
+                        constrained = True
+                        continue
+                    if await self._verify(turn):
+                        constrained = False
+                        continue
+                    return TurnDone("complete", text)
+                turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
+                self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
+                                "that needs a change, make it now with one JSON tool call (read the file first if "
+                                "you need its exact text). Otherwise answer in plain text, and say plainly what "
+                                "you could not do.")
+                constrained = True
+                continue
+            outcome = await self._run_calls(calls, turn)
+            if isinstance(outcome, TurnDone):
+                return outcome
+            constrained = outcome
+        self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
+                         "warning"))
+        return await self._final_answer(turn)
+
+    def _checks_done(self, call: ToolCall) -> bool:
+        setting = self.config.model.check_done
+        if self.last_result and self.last_result.data.get("problems"):
+            return False  # the edit broke something the result names: the model should fix that first
+        return setting == "on" or (setting == "auto" and call.source != "native")
+
+    async def _untouched(self, turn: "_Turn") -> bool:
+        """A change request names files this turn has not changed: say so once (True), a small model reports
+        "added and exported" after the first of three parts."""
+        if turn.parts_reminded or not turn.touched or is_question(self.prompt):
+            return False
+        from tui.engine.mentions import mentioned
+        from tui.tools.support.common import repo_files
+
+        named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
+                 and not (is_test(p) and not wants_test_change(self.prompt))]
+        if not named:
+            return False
+        turn.parts_reminded = True
+        self._ask_again(f"the request names {', '.join(named)}, not changed yet", (
+            f"Not finished yet: the developer asked: {_short(self.prompt)} It names {', '.join(named)}, which you "
+            "have not changed in this request. Do that part now with one JSON tool call; if it needs no change, "
+            "say why in plain text."))
+        return True
+
+    async def _done_check(self, turn: "_Turn") -> TurnDone | None:
+        """After a change, ask (constrained) whether the request is complete: small models otherwise keep going
+        and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
+        if await self._untouched(turn):
+            return None
+        question = {"role": "user", "_tool": True, "content": (
+            f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
+            '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
+            '"done": false when more changes or commands are still needed.')}
+        self._append(question)
+        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
+        try:
+            reply = json.loads(text)
+            done, answer = reply.get("done") is True, str(reply.get("answer", "")).strip()
+        except (ValueError, AttributeError):
+            done, answer = False, ""
+        reply_message = {"role": "assistant", "content": text}
+        self._append(reply_message)
+        if not done:
+            self._forget([question, reply_message])  # the loop goes on as if the question was never asked
+            return None
+        return self._answered(answer, "complete")
+
+    def _forget(self, scratch: list[dict[str, Any]]) -> None:
+        """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
+        self.messages[:] = [m for m in self.messages if not any(m is s for s in scratch)]
+        scratch.clear()
+
+    def _ask_again(self, notice: str, message: str) -> None:
+        self.emit(Notice(f"{notice}; asking the model again", "warning"))
+        self._append({"role": "user", "content": message, "_tool": True, "_said": True})
+
+    def _echoes(self, text: str) -> bool:
+        """The reply repeats devagent's own words (a grounding hint, a reminder) instead of answering: a small
+        model handed "run it: one run_python call with code like ..." may send that sentence back as its answer."""
+        if ECHO.search(text):
+            return True
+        answer = " ".join(text.lower().split())
+        if len(answer) < 40:
+            return False
+        for message in self.messages:
+            if not (message.get("_grounding") or message.get("_said")):
+                continue
+            ours = " ".join(str(message.get("content") or "").lower().split())
+            match = SequenceMatcher(None, answer, ours, autojunk=False).find_longest_match(0, len(answer), 0, len(ours))
+            if match.size >= 40 and match.size * 2 >= len(answer):
+                return True
+        return False
+
+    async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
+        """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
+        for call in calls:
+            key = _call_key(call)
+            if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
+                self._remind_question(turn, call.name)
+                return True
+            if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
+                self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
+                                 "warning"))
+                self._append({"role": "user", "_tool": True, "content": (
+                    f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
+                    "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
+                return True
+            if call.name == "edit_symbol" and await self._show_before_replace(call, turn):
+                return True
+            if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
+                error = turn.failed.get(key)
+                if error and not turn.warned_repeat:
+                    turn.warned_repeat = True
+                    self._ask_again(f"the model repeated a failed {call.name} call", (
+                        f"You made this exact {call.name} call before and it failed: {error} It will fail again. "
+                        "Make a different call (read_file shows a file's exact text), or answer in plain text."))
+                    return True
+                spec = self.tools.get(call.name)
+                if not error and not turn.nudged_repeat and spec is not None and spec.read_only:
+                    turn.nudged_repeat = True  # often a re-read of what devagent read up front: point ahead once
+                    self._ask_again(f"the model repeated {call.name}", (
+                        f"You already have the result of that {call.name} call above; it will not change. Take "
+                        f"the next step the request needs. The developer asked: {_short(self.prompt)} Make the "
+                        "change itself (edit_symbol adds or replaces a whole function, method or test; edit_file "
+                        "changes a few lines), another call, or answer in plain text."))
+                    return True
+                self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
+                return await self._final_answer(turn)
+            turn.seen.add(key)
+            if await self._handle(call):
+                turn.seen.clear()  # the working tree changed: earlier results may be stale now
+                turn.failed.clear()
+                turn.failed_change = ""
+                turn.changed = True
+                turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
+                turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
+                if call is calls[-1] and self._checks_done(call):
+                    done = await self._done_check(turn)
+                    if done and not await self._verify(turn):
+                        return done
+                continue
+            result = self.last_result
+            if result and result.ok and call.name == "run_tests":
+                turn.unverified = ""  # the model ran the tests after its change, and they passed
+            if result and not result.ok and not result.summary.startswith("rejected"):
+                turn.failed[key] = _short(result.output, 160)
+                if call.name in CHANGE_TOOLS:
+                    turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
+        return False
+
+    async def _show_before_replace(self, call: ToolCall, turn: "_Turn") -> bool:
+        """edit_symbol replacing a definition the model has not read in this turn: show it that code first, once
+        (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
+        path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
+        if not path or not symbol or path in self._reads or f"{path}::{symbol}" in self._reads \
+                or (path, symbol) in turn.shown_defs:
+            return False
+        from tui.symbols import find, outline_of
+        from tui.engine.verify import _read
+
+        if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
+            return False  # a new definition: nothing to read first
+        turn.shown_defs.add((path, symbol))
+        self.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
+        await self._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
+        self._append({"role": "user", "_tool": True, "content": (
+            f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(self.prompt)} "
+            f"Now send the edit_symbol call again, written from that code: keep what must stay, change only what "
+            "the request needs (or use edit_file for a few lines).")})
+        return True
+
+    def _suspects(self, result: ToolResult) -> str:
+        """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
+        from tui.engine.grounding import defined_in
+        from tui.engine.suspects import hint
+        from tui.engine.verify import _read, is_test
+
+        failures = (result.data.get("test_run") or {}).get("failures") or []
+        try:
+            text = hint(self.ctx.repo, failures, is_test, lambda n: defined_in(self.ctx.repo, n), _read)
+        except Exception:  # noqa: BLE001 - a hint never breaks a turn
+            return ""
+        return f"\n{text}" if text else ""
+
+    def _remind_question(self, turn: "_Turn", what: str) -> None:
+        """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
+        turn.asked_question = True
+        name = what.strip(' :"')
+        self._ask_again(f"the model proposed an edit ({name}) for a question", (
+            f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change files. Answer it "
+            "in plain text from what you have read (or read or run something first)."))
+
+    async def _verify(self, turn: "_Turn") -> bool:
+        """Run the tests that exercise this turn's unverified change; True when they failed and the model was
+        told (the turn goes on). Rejected, impossible or passing runs let the turn end."""
+        if not turn.unverified.strip() or turn.verifications >= MAX_VERIFY or "run_tests" not in self.tools \
+                or self.config.model.verify == "off" or not self.verifying:
+            return False
+        from tui.tools.support.common import repo_files
+        from tui.engine.verify import choose
+
+        diff, turn.unverified = turn.unverified, ""
+        target = await asyncio.to_thread(choose, self.ctx.repo, diff, await repo_files(self.ctx.repo))
+        if target is None:
+            return False
+        turn.verifications += 1
+        self.emit(Notice(f"checking the change: running {target.why} ({target.selection})"))
+        call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
+        await self._handle(call)
+        result = self.last_result
+        run = (result.data.get("test_run") or {}) if result else {}
+        if result is None or result.ok or result.summary.startswith("rejected"):
+            return False
+        if not (run.get("failed") or run.get("errored")):
+            self.emit(Notice(f"could not check the change: {result.summary}", "warning"))
+            return False
+        self._append({"role": "user", "_tool": True, "content": (
+            f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
+            f"{_short(self.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
+            "asked for (the request changes that behaviour), do not undo the change: answer in plain text and "
+            "say which test fails and why.")})
+        turn.seen.clear()
+        return True
+
+    @staticmethod
+    def _unfinished(failed_change: str, answer: str, changed: bool) -> str:
+        """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
+        if changed:  # an earlier change stands; only a claim about the failed last one is false
+            return f"your last change did not happen: {failed_change}" if failed_change and \
+                CLAIMS_CHANGE.search(answer) else ""
+        if failed_change:
+            return f"nothing was changed: {failed_change}"
+        if CLAIMS_CHANGE.search(answer):
+            return "you said a change was made, but no file was changed in this turn"
+        return ""
+
+    async def _final_answer(self, turn: "_Turn") -> TurnDone:
+        """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
+        # Why the turn stops is said to the developer (a notice), not to the model: a small model copies
+        # "You already called X..." into its answer.
+        self._append({"role": "user", "_tool": True, "content":
+                      f"No more tool calls. The developer asked: {_short(self.prompt)} Answer the developer now, "
+                      "in one or two sentences, from what you have seen: what you found or changed, and plainly "
+                      "what you could not do."})
+        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
+        try:
+            answer = str(json.loads(text).get("answer", "")).strip()
+        except (ValueError, AttributeError):
+            answer = text.strip()
+        self._append({"role": "assistant", "content": answer})
+        return self._answered(self._honest(answer, turn), "limit")
+
+    @staticmethod
+    def _honest(answer: str, turn: "_Turn") -> str:
+        """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
+        if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+            return answer + "\n\n(devagent: no file was changed by this request" + (
+                f"; {turn.failed_change})" if turn.failed_change else ")")
+        return answer
+
+    def _answered(self, answer: str, reason: str) -> TurnDone:
+        """End the turn with an answer that came as constrained JSON: show it as the model's text."""
+        if answer:
+            self.emit(TextDelta(answer))
+            self.emit(TextDone(answer))
+        return TurnDone(reason, answer)
+
+    def _calls_from(self, text: str, native: list[ToolCall], constrained: bool
+                    ) -> tuple[list[ToolCall], list[str], str]:
+        """(calls, errors for the model, the text without the calls that were read from it)."""
+        if native:
+            return native, [], text
+        from tui.llm.parse import extract_tool_calls
+
+        names = set(self.tools) | ({ANSWER} if constrained else set())
+        parsed = extract_tool_calls(text, names)
+        calls = [ToolCall(c.name, c.arguments, c.id, "constrained" if constrained else c.source) for c in parsed.calls]
+        errors = list(parsed.errors)
+        bare = text.strip().strip("`").removeprefix("json").strip()
+        if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
+            # A lone JSON object is never an answer: a small model half-remembering the call format.
+            errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
+        return calls, errors, parsed.text if calls else text
+
+    # -- the model ------------------------------------------------------------------------------
+    async def _complete(self, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
+                        cut: re.Pattern[str] | None = None) -> tuple[str, list[ToolCall]]:
+        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it."""
+        cfg = self.config.model
+        schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
+        reserve = min(1024, self.limit // 4)
+        messages, used, trimmed = self.fitter.fit(self.messages, self.limit, reserve, schemas)
+        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
+        if trimmed:
+            self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
+        if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
+            fmt = constrained_schema({k: v for k, v in self.tools.items()
+                                      if not (k in EDIT_TOOLS and is_question(self.prompt))})
+        for attempt in range(cfg.retries + 1):
+            parts: list[str] = []
+            calls: list[ToolCall] = []
+            try:
+                stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
+                                                  num_ctx=self.limit)  # one size: a new num_ctx reloads the model
+                watch = RepeatWatch()
+                async for chunk in stream:
+                    if chunk.text:
+                        parts.append(chunk.text)
+                        if not constrained:
+                            self.emit(TextDelta(chunk.text))
+                    calls.extend(chunk.tool_calls)
+                    if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
+                        await _close(stream)
+                        break
+                    if chunk.text and watch.looping(chunk.text):
+                        await _close(stream)
+                        self.emit(Notice("the model wrote the same line over and over; its reply was cut there",
+                                         "warning"))
+                        break
+            except ModelError as err:
+                partial = "".join(parts)
+                self.emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
+                if not err.retryable or attempt == cfg.retries:
+                    if partial:
+                        self._append({"role": "assistant", "content": partial + "\n[reply interrupted]"})
+                    raise
+                delay = 0.5 * (2 ** attempt)
+                self.emit(ServerStatus("reconnecting", getattr(self.backend, "host", ""), self.info.name, err.message))
+                self.emit(Retrying(attempt=attempt + 1, delay=delay, reason=err.message))
+                await asyncio.sleep(delay)
+                continue
+            text = "".join(parts)
+            if attempt:
+                self.emit(ServerStatus("connected", getattr(self.backend, "host", ""), self.info.name))
+            return text, calls
+        raise AssertionError("unreachable")
+
+    # -- tools ----------------------------------------------------------------------------------
+    async def _handle(self, call: ToolCall) -> bool:
+        """Run one call and record its result; True when it changed the working tree."""
+        call_id = call.id or uuid.uuid4().hex[:8]
+        self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
+        spec = self.tools.get(call.name)
+        if spec is None:
+            result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",
+                                f"unknown tool {call.name}")
+        else:
+            result = await self.run_tool(spec, call, call_id)
+        self.last_result = result
+        if result.ok and call.name == "read_file":
+            self._reads.add(str(call.arguments.get("path", "")))
+        elif result.ok and call.name == "outline" and call.arguments.get("symbol"):
+            self._reads.add(f'{call.arguments.get("path", "")}::{call.arguments.get("symbol")}')
+        budget = self.config.limits.tool_output_tokens * CHARS_PER_TOKEN
+        self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
+                                   output=bound(result.output, 4000), diff=result.diff))
+        body = result.output if result.ok else f"ERROR: {result.output}"
+        if call.name == "run_tests" and not result.ok:
+            body += self._suspects(result)
+        if call.name != "read_file":
+            body = bound(body, budget, "tool output")
+        changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
+            "edit_file", "edit_symbol", "write_file", "scaffold")))
+        if result.ok and call.name in ("read_file", "edit_file", "write_file"):
+            body += self._instructions_for(str(call.arguments.get("path") or ""))
+        self._append(self._tool_message(call, body, changed))
+        return changed
+
+    def _instructions_for(self, path: str) -> str:
+        """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "user" and not m.get("_tool")),
+                   default=0)
+        return instructions.for_file(self.ctx.repo, path, self.messages[last:],
+                                     instructions.budget(self.config.limits.instructions_tokens, self.limit))
+
+    async def run_tool(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
+        return await self.gate.run(spec, call, call_id)
+
+    async def decide(self, proposal: Proposal) -> Decision:
+        return await self.gate.decide(proposal)

@@ -1,0 +1,135 @@
+"""What goes with each prompt so a small model starts in the right place: the repo map ranked against
+the request, and hints for the kinds of request it gets wrong (data files retyped by hand).
+
+It follows the developer's prompt as a separate message, so the system prompt stays the same for the
+whole session and the model server's prompt cache keeps serving it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tui.engine.agent_words import is_question
+
+DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
+CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
+                          r"rename|replace|update|change|add|merge|filter|trim|lower\w*|upper\w*)\b", re.I)
+HEADER = "Files in this repository most related to the request (file: class Name [methods], function(), CONSTANT):"
+
+
+def map_budget(limit: int) -> int:
+    """Tokens of repo map per prompt: about a tenth of the context, 200 to 600."""
+    return max(200, min(600, limit // 10))
+
+
+def repo_map_for(repo: Path, prompt: str, budget_tokens: int) -> str:
+    try:
+        from tui.engine.repomap import build_repo_map
+
+        return build_repo_map(repo, prompt, budget_tokens)
+    except Exception:  # noqa: BLE001 - the map is an aid; a turn never fails over it
+        return ""
+
+
+def data_files(prompt: str, files: list[str]) -> list[str]:
+    """Data files the prompt names (by path or a unique file name)."""
+    from tui.engine.mentions import mentioned
+
+    return [p for p in mentioned(prompt, files, 5) if p.lower().endswith(DATA_SUFFIXES)]
+
+
+BUG_WORDS = re.compile(r"\b(fail\w*|broken|bug\w*|regress\w*|crash\w*|error\w*|wrong)\b", re.I)
+
+
+RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|result\w*|evaluat\w*|yield\w*)\b",
+                        re.I)
+
+
+def defined_in(repo: Path, name: str) -> str:
+    """The tracked source file whose top level defines ``name`` ('' when none or several do)."""
+    from tui.engine.repomap import RepoMap
+
+    try:
+        found = RepoMap.for_repo(repo).where_defined(name)
+    except Exception:  # noqa: BLE001 - an aid only
+        return ""
+    return found[0] if len(found) == 1 else ""
+
+
+def run_it(repo: Path, prompt: str, files: list[str]) -> str:
+    """For "what does f return for x": run it instead of reading 70 lines of branches (a small model misreads)."""
+    for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
+        path = defined_in(repo, name)
+        if path.endswith(".py") and "/test" not in f"/{path}":
+            parts = list(Path(path).with_suffix("").parts)
+            parts = parts[1:] if parts[0] in ("src", "lib") and len(parts) > 1 else parts
+            module = ".".join(p for p in parts if p != "__init__")
+            return (f"To see what {name} does for an input, run it: one run_python call with code like "
+                    f"from {module} import {name}; print(repr({name}(...))) with the input in place of ...")
+        if path.endswith((".js", ".mjs", ".cjs")) and "package.json" in files:
+            return (f"To see what {name} does for an input, run it: one run_command call like node -e "
+                    f"\"console.log(JSON.stringify(require('./{path}')(...)))\" (or require('./') and call its "
+                    f"{name}), with the input in place of ...")
+    return ""
+
+
+def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = None) -> list[str]:
+    out: list[str] = []
+    if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
+            {"run_python", "run_command"} <= tools:
+        hint = run_it(repo, prompt, files)
+        if hint:
+            out.append(hint)
+    if BUG_WORDS.search(prompt) and re.search(r"\btests?\b", prompt, re.I) and "run_tests" in tools:
+        from tui.engine.mentions import mentioned
+        from tui.engine.verify import is_test
+
+        named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
+        selection = f' with {{"selection": "{named[0]}"}}' if named else ""
+        out.append(f"To find the bug, first run the failing tests (run_tests{selection}) to see the error, then "
+                   "read the code the failure points to and fix it there.")
+    data = data_files(prompt, files)
+    if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
+        out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
+                   "every row in code and writes it back to the same path; do not retype the data with edit_file "
+                   "or write_file. " + _skeleton(data[0]))
+    return out
+
+
+def _skeleton(path: str) -> str:
+    if path.lower().endswith((".csv", ".tsv")):
+        delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
+        return ("Start from this code; use only the example lines the request asks for (rows are lists of "
+                "strings; keep the header first and the rows' order unless asked to sort):\n"
+                f"import csv\npath = {path!r}\nwith open(path, newline='') as f:\n"
+                f"    rows = list(csv.reader(f{delimiter}))\nheader, body = rows[0], rows[1:]\n"
+                "header = [v.strip() for v in header]\n"
+                "body = [[v.strip() for v in row] for row in body]  # strip every value\n"
+                "body = [row for row in body if any(row)]  # drop blank rows\n"
+                "body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first\n"
+                f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows([header] + body)")
+    return ("Start from this code:\nimport json\n"
+            f"with open({path!r}) as f:\n    data = json.load(f)\n# ... change data here ...\n"
+            f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
+
+
+def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, configured: int) -> str:
+    """The nearest AGENTS.md to the files the prompt names (else the root one), within its budget."""
+    from tui.engine import instructions
+    from tui.engine.mentions import mentioned
+
+    block = instructions.build(repo, files, mentioned(prompt, files, 5), instructions.budget(configured, limit))
+    return block.text if block else ""
+
+
+def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int,
+                 instructions_tokens: int = 0) -> str:
+    """The message that follows the prompt ('' when there is nothing useful to say)."""
+    parts: list[str] = []
+    repo_map = repo_map_for(repo, prompt, map_budget(limit))
+    if repo_map.strip():
+        parts.append(HEADER + "\n" + repo_map.strip())
+    parts.extend(hints(prompt, files, tools, repo))
+    parts.append(project_instructions(repo, prompt, files, limit, instructions_tokens))
+    return "\n\n".join(p for p in parts if p)

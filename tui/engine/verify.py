@@ -1,0 +1,179 @@
+"""After a change and before the turn may end: choose the tests that exercise it.
+
+Small models end a turn with "done" after an edit that never ran (a method calling a dict as a
+function, a test nobody collects). devagent picks the narrowest selection that exercises the
+change (the new test by id, else the test file that imports and names what changed) and runs it
+through ``run_tests``, as an ordinary proposal: approved, sandboxed, bounded.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.engine.repomap import TEST_PATH
+
+PY = (".py",)
+JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")
+MAX_TEST_FILES = 300
+MAX_BYTES = 256_000
+_FILE_HEADER = re.compile(r"^\+\+\+ b/(.+)$", re.M)
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+_NEW_TEST = re.compile(r"^\+\s*(?:async\s+)?def\s+(test\w*)\s*\(", re.M)
+_JS_NEW_TEST = re.compile(r"^\+.*\b(?:test|it)\s*\(\s*(['\"`])(.+?)\1", re.M)
+
+
+@dataclass(frozen=True)
+class Target:
+    selection: str  # what run_tests gets: a file or a test id
+    why: str  # one line for the model and the developer
+
+
+def is_test(path: str) -> bool:
+    return bool(TEST_PATH.search(path))
+
+
+def changed_files(diff: str) -> list[str]:
+    """Files a unified diff adds or modifies (deleted files have no ``+++ b/`` line)."""
+    return list(dict.fromkeys(_FILE_HEADER.findall(diff)))
+
+
+def _file_diffs(diff: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for chunk in re.split(r"(?m)^(?=diff --git )", diff):
+        names = _FILE_HEADER.findall(chunk)
+        if names:
+            out[names[0]] = out.get(names[0], "") + chunk
+    return out
+
+
+def _added_lines(file_diff: str) -> set[int]:
+    """Line numbers (new side) of the lines a file's diff adds."""
+    lines: set[int] = set()
+    for chunk in re.split(r"(?m)^(?=@@ )", file_diff):
+        head = _HUNK.match(chunk)
+        if not head:
+            continue
+        number = int(head.group(1))
+        for line in chunk.splitlines()[1:]:
+            if line.startswith("+"):
+                lines.add(number)
+                number += 1
+            elif not line.startswith("-") and not line.startswith("\\"):
+                number += 1
+    return lines
+
+
+def _read(repo: Path, rel: str) -> str:
+    from tui.safety.paths import resolve_in_repo
+
+    try:
+        target = resolve_in_repo(repo, rel)
+        if not target.is_file() or target.stat().st_size > MAX_BYTES:
+            return ""
+        return target.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError, Exception):  # noqa: BLE001 - a file we cannot read is one we do not use
+        return ""
+
+
+def touched_names(source: str, added: set[int]) -> list[str]:
+    """Top-level functions/classes (and methods, as ``name``) whose lines the change added to."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        span = set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        if not span & added:
+            continue
+        names.append(node.name)
+        if isinstance(node, ast.ClassDef):
+            names += [m.name for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and set(range(m.lineno, (m.end_lineno or m.lineno) + 1)) & added and not m.name.startswith("__")]
+    return names
+
+
+def _module_names(rel: str) -> list[str]:
+    """How code imports ``rel``: ``pkg.mod`` (also without a leading ``src.``/``lib.``), and ``mod``."""
+    parts = list(Path(rel).with_suffix("").parts)
+    if parts and parts[-1] in ("__init__", "index"):
+        parts = parts[:-1]
+    if not parts:
+        return []
+    dotted = ".".join(parts)
+    out = [dotted, parts[-1]]
+    if parts[0] in ("src", "lib") and len(parts) > 1:
+        out.insert(1, ".".join(parts[1:]))
+    return list(dict.fromkeys(out))
+
+
+def _score(text: str, modules: list[str], names: list[str], js: bool) -> int:
+    score = 0
+    for module in modules:
+        last = re.escape(module.rsplit(".", 1)[-1])
+        if js:
+            if re.search(rf"(?:from|require\()\s*['\"][^'\"]*\b{last}(?:\.[jt]sx?)?['\"]", text):
+                score += 2
+        elif re.search(rf"^\s*(?:from\s+[\w.]*\b{re.escape(module)}\b|import\s+[\w.]*\b{re.escape(module)}\b)", text, re.M):
+            score += 2
+    for name in names:
+        if re.search(rf"\b{re.escape(name)}\b", text):
+            score += 3
+    return score
+
+
+def new_tests(file_diff: str, js: bool) -> list[str]:
+    if js:
+        return [m.group(2) for m in _JS_NEW_TEST.finditer(file_diff)]
+    return _NEW_TEST.findall(file_diff)
+
+
+def _test_id(rel: str, source: str, name: str) -> str:
+    """``file::name`` or ``file::Class::name`` for a test function the change added."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return rel
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return f"{rel}::{name}"
+        if isinstance(node, ast.ClassDef):
+            if any(isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == name for m in node.body):
+                return f"{rel}::{node.name}::{name}"
+    return rel
+
+
+def choose(repo: Path, diff: str, files: list[str]) -> Target | None:
+    """The narrowest run that exercises the change in ``diff`` (None: nothing of it can be run as a test)."""
+    per_file = _file_diffs(diff)
+    code = [f for f in per_file if f.endswith(PY + JS)]
+    tests = [f for f in code if is_test(f)]
+    for rel in tests:
+        if rel.endswith(JS):
+            return Target(rel, f"the test file you changed, {rel}")
+        source = _read(repo, rel)
+        touched = new_tests(per_file[rel], False) + touched_names(source, _added_lines(per_file[rel]))
+        names = list(dict.fromkeys(n for n in touched if n.startswith("test")))
+        if len(names) == 1:
+            return Target(_test_id(rel, source, names[0]), f"the test you changed, {names[0]}")
+        return Target(rel, f"the test file you changed, {rel}")
+    best: tuple[int, str, str] | None = None
+    candidates = [f for f in files if is_test(f) and f.endswith(PY + JS)][:MAX_TEST_FILES]
+    for rel in code:
+        js = rel.endswith(JS)
+        names = touched_names(_read(repo, rel), _added_lines(per_file[rel])) if not js else []
+        modules = _module_names(rel)
+        for test in candidates:
+            if test.endswith(JS) != js:
+                continue
+            score = _score(_read(repo, test), modules, names, js)
+            if score and (best is None or score > best[0]):
+                best = (score, test, rel)
+    if best is None:
+        return None
+    return Target(best[1], f"the tests of {best[2]}")

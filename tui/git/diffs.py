@@ -1,0 +1,407 @@
+"""Git-style diffs: build them for one file, index them fast, keep only the hunks the developer accepted.
+
+Diffs are ``str`` decoded from git's bytes as UTF-8 with ``surrogateescape``
+so that CRLF endings and non-UTF-8 text survive exactly; encode with
+:func:`to_bytes` before handing a diff back to git. Indexing is a regex pass
+over file and hunk headers only (a 1M-line diff indexes in a fraction of a
+second); a hunk body is read only when it is shown or acted on.
+
+A file without text hunks (binary patch, pure rename, mode change, empty new
+file) counts as one "whole-file" hunk, so every change can be accepted or
+rejected by index. A file whose hunks are all rejected is left out entirely
+(a rename with edits included).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence, overload
+
+from tui.git import gitsafe
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+_FILE_RE = re.compile(r"\ndiff --git ")
+_HUNK_START_RE = re.compile(r"\n@@ -\d")
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+_QUOTE_NEEDED = re.compile(r'[\x00-\x1f"\\\x7f]')
+_GIT_FLAGS = ["-c", "diff.noprefix=false",
+              "-c", "diff.mnemonicPrefix=false", "-c", "core.autocrlf=false"]
+
+
+def to_text(data: bytes) -> str:
+    return data.decode(ENCODING, ERRORS)
+
+
+def to_bytes(text: str) -> bytes:
+    return text.encode(ENCODING, ERRORS)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only, keeping the ends (``str.splitlines`` would also split on a lone CR)."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def quote_path(path: str) -> str:
+    """Quote a path the way git does when it holds control characters, quotes or backslashes."""
+    if not _QUOTE_NEEDED.search(path):
+        return path
+    table = {"\t": "\\t", "\n": "\\n", '"': '\\"', "\\": "\\\\", "\r": "\\r"}
+    out = "".join(table.get(ch, f"\\{ord(ch):03o}" if ord(ch) < 32 or ord(ch) == 127 else ch) for ch in path)
+    return f'"{out}"'
+
+
+def _prefixed(prefix: str, path: str) -> str:
+    quoted = quote_path(path)
+    return f'"{prefix}{quoted[1:]}' if quoted.startswith('"') else f"{prefix}{quoted}"
+
+
+def _unquote(token: str) -> str:
+    if not (token.startswith('"') and token.endswith('"')):
+        return token
+    raw = token[1:-1].encode(ENCODING, ERRORS)
+    out = bytearray()
+    i = 0
+    simple = {ord("t"): 9, ord("n"): 10, ord("r"): 13, ord('"'): 34, ord("\\"): 92, ord("a"): 7, ord("b"): 8,
+              ord("f"): 12, ord("v"): 11}
+    while i < len(raw):
+        c = raw[i]
+        if c == 92 and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            if nxt in simple:
+                out.append(simple[nxt])
+                i += 2
+                continue
+            if 48 <= nxt <= 55:
+                out.append(int(raw[i + 1:i + 4], 8))
+                i += 4
+                continue
+        out.append(c)
+        i += 1
+    return to_text(bytes(out))
+
+
+def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
+    """A ``git apply``-able diff turning ``old`` into ``new`` at ``path`` (None = the file does not exist).
+
+    Uses ``git diff --no-index --binary`` on temporary files, so CRLF, missing
+    final newlines and binary content are exactly git's own; the header is
+    rewritten to ``a/PATH`` / ``b/PATH``. Returns "" when nothing changes.
+    """
+    if old == new or (old is None and new is None):
+        return ""
+    with tempfile.TemporaryDirectory(prefix="devagent-diff-") as tmp:
+        args = []
+        for side, data in (("a", old), ("b", new)):
+            if data is None:
+                args.append(os.devnull)
+                continue
+            target = Path(tmp, side, "f")
+            target.parent.mkdir()
+            target.write_bytes(data)
+            args.append(f"{side}/f")
+        proc = gitsafe.run(tmp, *_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix", "--", *args,
+                           timeout=60)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"git diff --no-index failed: {to_text(proc.stderr).strip()}")
+    lines = split_lines(to_text(proc.stdout))
+    body_at = next((i for i, ln in enumerate(lines) if ln.startswith(("@@ ", "GIT binary patch", "Binary files"))),
+                   len(lines))
+    index_line = next((ln for ln in lines[:body_at] if ln.startswith("index ")), "")
+    header = [f"diff --git {_prefixed('a/', path)} {_prefixed('b/', path)}\n"]
+    if old is None:
+        header.append("new file mode 100644\n")
+    elif new is None:
+        header.append("deleted file mode 100644\n")
+    if index_line:
+        header.append(index_line)
+    body = lines[body_at:]
+    if body and body[0].startswith("@@ "):
+        header.append(f"--- {'/dev/null' if old is None else _prefixed('a/', path)}\n")
+        header.append(f"+++ {'/dev/null' if new is None else _prefixed('b/', path)}\n")
+    return "".join(header + body)
+
+
+@dataclass
+class FileRef:
+    """One file section of a diff. ``start``/``end`` are line numbers in the diff (end exclusive)."""
+
+    index: int
+    path: str  # the new path ("" never; the old one for deletions)
+    old_path: str | None  # None for a new file
+    new_path: str | None  # None for a deleted file
+    status: str  # added | deleted | modified | renamed | copied
+    binary: bool
+    start: int
+    end: int
+    hunks: Sequence[int] = ()  # global hunk indices (a range: a file's hunks are contiguous)
+    pos: int = 0  # character offsets into the text
+    endpos: int = 0
+    body_pos: int = 0  # where the first hunk (or the binary patch) begins
+
+
+@dataclass(slots=True)
+class HunkRef:
+    """One hunk (or a whole-file change for files without text hunks)."""
+
+    index: int
+    file: str
+    header: str  # the @@ line, or "" for a whole-file change
+    start: int
+    end: int
+    added: int
+    removed: int
+    file_index: int = 0
+    pos: int = 0
+    endpos: int = 0
+    old_start: int = 0
+    old_len: int = 0
+    new_start: int = 0
+    new_len: int = 0
+
+    @property
+    def whole_file(self) -> bool:
+        return not self.header
+
+
+class HunkList(Sequence[HunkRef]):
+    """Hunks built on demand from their start offsets, so indexing a huge diff creates no per-hunk objects."""
+
+    def __init__(self, text: str, files: list[FileRef], starts: list[int], whole: set[int]) -> None:
+        self._text = text
+        self._files = files
+        self._starts = starts  # offset of each hunk's @@ line (or a whole-file change's body)
+        self._whole = whole
+        self._file_first = [f.hunks.start for f in files]  # type: ignore[attr-defined]
+        self._lines: list[int] = []  # line numbers of starts, filled in order as needed
+        self._cache: dict[int, HunkRef] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> HunkRef: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[HunkRef]: ...
+
+    def __getitem__(self, i: int | slice) -> HunkRef | list[HunkRef]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self._starts)
+        if not 0 <= i < len(self._starts):
+            raise IndexError(i)
+        ref = self._cache.get(i)
+        if ref is None:
+            ref = self._cache[i] = self._build(i)
+        return ref
+
+    def _line(self, i: int) -> int:
+        lines, starts, count = self._lines, self._starts, self._text.count
+        while len(lines) <= i:
+            k = len(lines)
+            lines.append(count("\n", 0, starts[0]) if k == 0 else lines[-1] + count("\n", starts[k - 1], starts[k]))
+        return lines[i]
+
+    def _build(self, i: int) -> HunkRef:
+        f = self._files[bisect.bisect_right(self._file_first, i) - 1]
+        pos = self._starts[i]
+        last = i + 1 >= f.hunks.stop  # type: ignore[attr-defined]
+        endpos = f.endpos if last else self._starts[i + 1]
+        line = f.start if i in self._whole else self._line(i)
+        endline = f.end if last else self._line(i + 1)
+        if i in self._whole:
+            return HunkRef(i, f.path, "", f.start, f.end, 0, 0, f.index, pos, endpos)
+        text = self._text
+        eol = text.find("\n", pos, endpos)
+        head = text[pos:eol if eol >= 0 else endpos]
+        h = _HUNK_RE.match(head)
+        assert h is not None
+        return HunkRef(i, f.path, head, line, endline, text.count("\n+", pos, endpos), text.count("\n-", pos, endpos),
+                       f.index, pos, endpos, int(h.group(1)), _count(h.group(2)), int(h.group(3)), _count(h.group(4)))
+
+
+class DiffIndex:
+    """File and hunk headers of a diff, found by regex scans; hunk details are built when asked for."""
+
+    def __init__(self, text: str, files: list[FileRef], hunks: Sequence[HunkRef]) -> None:
+        self.text = text
+        self.files = files
+        self.hunks = hunks
+
+    @classmethod
+    def from_text(cls, text: str) -> "DiffIndex":
+        shifted = "\n" + text  # literal-led patterns are far faster than ^ with MULTILINE;
+        # a match at offset p in `shifted` is a header starting at offset p in `text`
+        file_pos = [m.start() for m in _FILE_RE.finditer(shifted)]
+        hunk_pos = [m.start() for m in _HUNK_START_RE.finditer(shifted)]
+        total_lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+        files: list[FileRef] = []
+        starts: list[int] = []
+        whole: set[int] = set()
+        line = last = 0
+        bounds = file_pos + [len(text)]
+        for n, pos in enumerate(file_pos):
+            line += text.count("\n", last, pos)
+            last = pos
+            nxt = bounds[n + 1]
+            nxt_line = total_lines if n + 1 == len(file_pos) else line + text.count("\n", pos, nxt)
+            f = _file_ref(text, n, pos, line, nxt, nxt_line)
+            first = len(starts)
+            lo, hi = bisect.bisect_left(hunk_pos, pos), bisect.bisect_left(hunk_pos, nxt)
+            if lo == hi:  # binary, rename-only, mode change, empty file: one whole-file change
+                whole.add(first)
+                starts.append(f.body_pos)
+            else:
+                starts.extend(hunk_pos[lo:hi])
+            f.hunks = range(first, len(starts))
+            files.append(f)
+        return cls(text, files, HunkList(text, files, starts, whole))
+
+    def hunk_text(self, index: int) -> str:
+        h = self.hunks[index]
+        return self.text[h.pos:h.endpos]
+
+    def file_header(self, file_index: int) -> str:
+        f = self.files[file_index]
+        return self.text[f.pos:f.body_pos]
+
+    def file_of(self, hunk_index: int) -> FileRef:
+        return self.files[self.hunks[hunk_index].file_index]
+
+
+def _count(group: str | None) -> int:
+    return 1 if group is None else int(group)
+
+
+def _file_ref(text: str, index: int, pos: int, line: int, nxt_pos: int, nxt_line: int) -> FileRef:
+    """Read one file's extended header (a handful of lines before its first hunk)."""
+    header_end = text.find("\n@@ ", pos, nxt_pos)
+    header_end = nxt_pos if header_end < 0 else header_end + 1
+    old = new = None
+    status = "modified"
+    binary = False
+    first = True
+    body_pos = header_end
+    offset = pos
+    for raw in split_lines(text[pos:header_end]):
+        ln = raw.rstrip("\n")
+        if first:
+            first = False
+            old, new = _paths_from_git_line(ln[len("diff --git "):])
+        elif ln.startswith("--- "):
+            old = None if ln[4:].rstrip("\t") == "/dev/null" else _strip_prefix(_unquote(ln[4:].rstrip("\t")))
+        elif ln.startswith("+++ "):
+            new = None if ln[4:].rstrip("\t") == "/dev/null" else _strip_prefix(_unquote(ln[4:].rstrip("\t")))
+        elif ln.startswith("new file mode"):
+            status, old = "added", None
+        elif ln.startswith("deleted file mode"):
+            status, new = "deleted", None
+        elif ln.startswith(("rename from ", "copy from ")):
+            old = _unquote(ln.split(" ", 2)[2])
+            status = "renamed" if ln.startswith("rename") else "copied"
+        elif ln.startswith(("rename to ", "copy to ")):
+            new = _unquote(ln.split(" ", 2)[2])
+        elif ln.startswith(("GIT binary patch", "Binary files")):
+            binary = True
+            body_pos = min(body_pos, offset)
+        offset += len(raw)
+    if status == "added":
+        old = None
+    if status == "deleted":
+        new = None
+    path = new or old or ""
+    return FileRef(index=index, path=path, old_path=old, new_path=new, status=status, binary=binary, start=line,
+                   end=nxt_line, pos=pos, endpos=nxt_pos, body_pos=body_pos)
+
+
+def _strip_prefix(path: str) -> str:
+    return path[2:] if path[:2] in ("a/", "b/") else path
+
+
+def _paths_from_git_line(rest: str) -> tuple[str | None, str | None]:
+    if rest.startswith('"'):
+        end = rest.find('" ', 1)
+        while end > 0 and rest[end - 1] == "\\":
+            end = rest.find('" ', end + 1)
+        first, second = rest[:end + 1], rest[end + 2:]
+        return _strip_prefix(_unquote(first)), _strip_prefix(_unquote(second))
+    if rest.endswith('"'):
+        start = rest.rfind(' "')
+        return _strip_prefix(rest[:start]), _strip_prefix(_unquote(rest[start + 1:]))
+    half = (len(rest) - 1) // 2  # "a/X b/X": the common case of equal names
+    if rest[half] == " " and rest[2:half] == rest[half + 3:]:
+        return rest[2:half], rest[half + 3:]
+    a, _, b = rest.partition(" b/")
+    return _strip_prefix(a), b
+
+
+def select_hunks(diff: str, accepted: set[int] | None) -> str:
+    """A patch with only the accepted hunks (global indices in diff order); None keeps everything.
+
+    Each kept hunk's ``+start`` is recomputed so the patch applies exactly, without fuzz.
+    """
+    if accepted is None:
+        return diff
+    idx = DiffIndex.from_text(diff)
+    out: list[str] = []
+    for f in idx.files:
+        kept = [i for i in f.hunks if i in accepted]
+        if not kept:
+            continue
+        out.append(idx.file_header(f.index))
+        shift = 0  # lines the rejected hunks before this one would have added
+        for i in f.hunks:
+            h = idx.hunks[i]
+            if h.whole_file:
+                out.append(diff[h.pos:h.endpos])
+                continue
+            if i not in accepted:
+                shift += h.new_len - h.old_len
+                continue
+            text = diff[h.pos:h.endpos]
+            if shift:
+                text = _restart(text, h, h.new_start - shift)
+            out.append(text)
+    return "".join(out)
+
+
+def _restart(hunk_text: str, h: HunkRef, new_start: int) -> str:
+    m = _HUNK_RE.match(h.header)
+    assert m is not None
+    old = f"{m.group(1)}" + (f",{m.group(2)}" if m.group(2) is not None else "")
+    new = f"{new_start}" + (f",{m.group(4)}" if m.group(4) is not None else "")
+    line_end = hunk_text.find("\n")
+    return f"@@ -{old} +{new} @@{m.group(5)}" + hunk_text[line_end:]
+
+
+def describe_hunks(diff: str, indices: set[int]) -> str:
+    """The given hunks as text for the model, e.g. to say which changes the developer rejected."""
+    idx = DiffIndex.from_text(diff)
+    parts: list[str] = []
+    for i in sorted(indices):
+        if not 0 <= i < len(idx.hunks):
+            continue
+        h = idx.hunks[i]
+        f = idx.files[h.file_index]
+        if h.whole_file:
+            kind = "binary change" if f.binary else f"{f.status} file"
+            parts.append(f"{f.path}: the whole {kind}")
+        else:
+            parts.append(f"{f.path}:\n{idx.hunk_text(i).rstrip(chr(10))}")
+    return "\n\n".join(parts)
+
+
+def files_in(diff: str) -> list[str]:
+    """Paths a diff touches (new path; old path for deletions)."""
+    return [f.path for f in DiffIndex.from_text(diff).files]

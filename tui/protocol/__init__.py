@@ -1,0 +1,1 @@
+"""What the engine and every front end share: errors, events, proposals and decisions."""

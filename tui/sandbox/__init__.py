@@ -1,0 +1,1 @@
+"""Runs a command under bubblewrap: the profile (argv), process groups, output limits, pids, sockets, status."""

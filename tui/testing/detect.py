@@ -1,0 +1,233 @@
+"""Find how a repo runs its tests: pytest, package.json scripts, go, cargo, make, or the config override."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import shlex
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.git import gitsafe
+from tui.safety.paths import read_regular
+from tui.protocol.errors import ToolError
+from tui.testing.model import Suite
+from tui.testing.pysuite import python_suite
+
+if TYPE_CHECKING:
+    from tui.config import Config
+
+MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile",
+           "noxfile.py")
+_ROOT_TESTS = re.compile(r"^(?:tests?/(?:[^/]+/)*)?(test_[^/]*|[^/]*_test)\.py$")
+SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
+MAX_DEPTH = 3
+PROJECT_FILE_LIMIT = 2_000_000  # bytes of a package.json, pyproject.toml... read
+NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
+SHELL_OPS = re.compile(r"[;&|<>`$()]")
+
+
+def list_files(repo: Path) -> list[str]:
+    """Tracked and untracked-but-not-ignored files (fixtures and new projects may not be committed yet)."""
+    try:
+        out = gitsafe.run(repo, "ls-files", "-co", "--exclude-standard", "-z", timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if out.returncode != 0:
+        return []
+    return [p for p in out.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def _read(path: Path) -> str:
+    """A project file's text; "" when missing, a symlink, not a regular file (a FIFO would block) or unreadable."""
+    try:
+        return read_regular(path, PROJECT_FILE_LIMIT, follow=False).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _pytest_source(d: Path, names: set[str], files_in_dir: list[str]) -> str:
+    if "pytest.ini" in names:
+        return "pytest.ini"
+    if "pyproject.toml" in names:
+        try:
+            data = tomllib.loads(_read(d / "pyproject.toml"))
+        except tomllib.TOMLDecodeError:
+            data = {}
+        if "pytest" in data.get("tool", {}):
+            return "pyproject.toml [tool.pytest.ini_options]"
+    for name, section in (("setup.cfg", "tool:pytest"), ("tox.ini", "pytest")):
+        if name in names:
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read_string(_read(d / name))
+            except configparser.Error:
+                continue
+            if parser.has_section(section):
+                return f"{name} [{section}]"
+    test_re = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+    if any(test_re.search(f) for f in files_in_dir if f.startswith("tests/") or f.startswith("test/") or "/" not in f):
+        return "test_*.py files"
+    return ""
+
+
+def _manager(d: Path, repo: Path) -> str:
+    cur = d
+    while True:
+        if (cur / "pnpm-lock.yaml").exists():
+            return "pnpm"
+        if (cur / "yarn.lock").exists():
+            return "yarn"
+        if (cur / "package-lock.json").exists() or cur == repo or cur.parent == cur:
+            return "npm"
+        cur = cur.parent
+
+
+def js_kind(script: str) -> str:
+    words = shlex.split(script) if not SHELL_OPS.search(script) else script.split()
+    if "vitest" in words or any(w.endswith("/vitest") for w in words):
+        return "vitest"
+    if "jest" in words or any(w.endswith("/jest") for w in words):
+        return "jest"
+    if "node" in words and "--test" in words:
+        return "node"
+    return "npm"
+
+
+def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
+    try:
+        pkg = json.loads(_read(d / "package.json") or "{}")
+    except json.JSONDecodeError:
+        return None
+    script = (pkg.get("scripts") or {}).get("test") if isinstance(pkg, dict) else None
+    if not isinstance(script, str) or not script.strip() or script.strip() == NPM_DEFAULT_TEST:
+        return None
+    kind = js_kind(script)
+    manager = _manager(d, repo)
+    words = shlex.split(script) if not SHELL_OPS.search(script) else []
+    if kind == "node" and words[:1] == ["node"]:
+        argv = words  # run node directly so the reporter flag lands where node reads it
+    else:
+        argv = [manager, "test"]
+        kind = "npm" if kind == "node" else kind  # node behind env vars or a wrapper: parse what it prints
+    return Suite(prefix + kind, kind, d, argv, f"package.json scripts.test: {script}", manager)
+
+
+def _has_make_test(d: Path) -> bool:
+    return bool(re.search(r"^test\s*:", _read(d / "Makefile"), re.M))
+
+
+def _fallback(d: Path, names: set[str], prefix: str) -> Suite | None:
+    """A Makefile test target, tox or nox: only when nothing more specific was found in that directory."""
+    if "Makefile" in names and _has_make_test(d):
+        return Suite(prefix + "make", "make", d, ["make", "test"], "Makefile test target")
+    if "tox.ini" in names and re.search(r"^\[(tox|testenv)[^\]]*\]", _read(d / "tox.ini"), re.M):
+        return Suite(prefix + "tox", "tox", d, ["tox"], "tox.ini")
+    if "noxfile.py" in names:
+        return Suite(prefix + "nox", "nox", d, ["nox"], "noxfile.py")
+    return None
+
+
+def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], cargo_workspace: bool,
+               config: "Config | None" = None) -> list[Suite]:
+    rel = d.relative_to(repo).as_posix()
+    prefix = "" if rel == "." else f"{rel}:"
+    found: list[Suite] = []
+    source = _pytest_source(d, names, files_in_dir)
+    if source:
+        found.append(python_suite(d, repo, prefix, source, files_in_dir, config))
+    if "package.json" in names:
+        suite = _node_suite(d, repo, prefix)
+        if suite:
+            found.append(suite)
+    if "go.mod" in names:
+        found.append(Suite(prefix + "go", "go", d, ["go", "test", "./..."], "go.mod"))
+    if "Cargo.toml" in names and not cargo_workspace:
+        found.append(Suite(prefix + "cargo", "cargo", d, ["cargo", "test"], "Cargo.toml"))
+    fallback = None if found else _fallback(d, names, prefix)
+    return found + ([fallback] if fallback else [])
+
+
+def guess_kind(command: str) -> str:
+    words = command.split()
+    if "pytest" in words or "pytest" in command.replace("-m pytest", "pytest").split():
+        return "pytest"
+    if "go" in words and "test" in words:
+        return "go"
+    if "cargo" in words and "test" in words:
+        return "cargo"
+    return js_kind(command) if command else "custom"
+
+
+def override_suite(repo: Path, command: str) -> Suite:
+    kind = guess_kind(command)
+    if SHELL_OPS.search(command):
+        return Suite("custom", "custom" if kind == "npm" else kind, repo, [command], "config tests.command", shell=True)
+    return Suite("custom", "custom" if kind == "npm" else kind, repo, shlex.split(command), "config tests.command")
+
+
+def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
+    """Every suite in the repo, root first. ``config.tests.command`` replaces detection entirely."""
+    repo = Path(os.path.realpath(repo))
+    if config is not None and config.tests.command.strip():
+        return [override_suite(repo, config.tests.command.strip())]
+    by_dir: dict[str, list[str]] = {}
+    for path in list_files(repo):
+        parts = path.split("/")
+        if any(p in SKIP_DIRS for p in parts[:-1]):
+            continue
+        for depth in range(0, min(len(parts) - 1, MAX_DEPTH) + 1):
+            by_dir.setdefault("/".join(parts[:depth]), []).append("/".join(parts[depth:]))
+    suites: list[Suite] = []
+    workspace_roots: list[str] = []
+    for rel in sorted(by_dir, key=lambda r: (r.count("/") + bool(r), r)):
+        entries = by_dir[rel]
+        names = {e for e in entries if "/" not in e and e in MARKERS}
+        if not names and not (rel == "" and any(_ROOT_TESTS.search(e) for e in entries)):
+            continue  # root test_*.py files (or a tests/ dir of them) are a pytest suite even without config
+        d = repo / rel if rel else repo
+        in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
+        if "Cargo.toml" in names and "[workspace]" in _read(d / "Cargo.toml"):
+            workspace_roots.append(rel)
+        suites.extend(_suites_in(d, repo, names, entries, in_workspace, config))
+    return suites
+
+
+def pick_suite(suites: list[Suite], name: str) -> Suite | None:
+    for suite in suites:
+        if name in (suite.name, suite.kind) or name.rstrip("/") == suite.name.split(":")[0]:
+            return suite
+    return None
+
+
+def suite_for_path(suites: list[Suite], repo: Path, selection: str) -> Suite | None:
+    """The suite whose directory holds the file a selection names (the deepest one), if any."""
+    head = selection.split("::", 1)[0]
+    if not head or not (repo / head).exists():
+        return None
+    target = (repo / head).resolve()
+    holders = [s for s in suites if target == s.cwd or s.cwd in target.parents]
+    return max(holders, key=lambda s: len(s.cwd.parts)) if holders else None
+
+
+def choose_suite(suites: list[Suite], name: str, selection: str = "", repo: Path | None = None) -> Suite:
+    """The named suite, the one holding the selected file, or the only one; else an error listing them."""
+    if not suites:
+        raise ToolError("no test suite found in this repository",
+                        "Set tests.command in .devagent.toml, e.g. command = \"pytest -q\".")
+    if name:
+        suite = pick_suite(suites, name)
+        if suite is None:
+            raise ToolError(f"no test suite named {name!r}", "Suites: " + ", ".join(s.name for s in suites))
+        return suite
+    by_path = suite_for_path(suites, repo, selection) if repo is not None and selection else None
+    if by_path is not None:
+        return by_path
+    if len(suites) > 1:
+        raise ToolError("this repository has several test suites: " + ", ".join(s.name for s in suites),
+                        "Pass suite=NAME.")
+    return suites[0]

@@ -1,0 +1,118 @@
+"""edit_file(path, old, new): replace one exact occurrence of ``old`` with ``new``.
+
+Small models often get indentation or trailing spaces slightly wrong: when the exact
+text is absent, a block whose lines match after stripping whitespace is accepted if it
+is unique. An empty ``old`` adds ``new`` at the end of the file (how a small model adds a
+function or a test without rewriting the file). Anything else is refused with the reason
+and, when the text was not found, the file's current content, so the model can retry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.protocol.proposals import Proposal
+from tui.protocol.errors import ToolError
+from tui.symbols.pysplice import place_appended
+from tui.tools.base import ToolContext, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, str_arg
+from tui.tools.support.edits import apply_edit, edit_proposal, kept_lines, match_line_endings, read_current
+from tui.tools.support.occurrences import ambiguous, occurrences
+
+
+def _loose_spans(text: str, old: str) -> list[tuple[int, int]]:
+    """Find ``old`` by lines compared without surrounding whitespace; the spans in ``text``."""
+    want = [line.strip() for line in old.strip("\n").splitlines()]
+    if not want or not any(want):
+        return []
+    lines = text.splitlines(keepends=True)
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    hits = [i for i in range(len(lines) - len(want) + 1)
+            if all(lines[i + k].strip() == want[k] for k in range(len(want)))]
+    return [(starts[i], starts[i + len(want) - 1] + len(lines[i + len(want) - 1].rstrip("\r\n"))) for i in hits]
+
+
+class NotFound(ToolError):
+    """The text to replace is not in the file."""
+
+
+def _rewrites(text: str, new: str) -> bool:
+    """``new`` and ``text`` mostly share their lines (stripped, both ways): a rewritten file, not an addition."""
+    (new_kept, new_total), (old_kept, old_total) = kept_lines(new, text), kept_lines(text, new)
+    return new_total > 0 and old_total > 0 and new_kept * 2 > new_total and old_kept * 2 >= old_total
+
+
+def append(text: str, new: str, rel: str) -> str:
+    """``new`` after the end of ``text``, separated the way the file's language expects.
+
+    When ``new`` mostly repeats the file, the model meant the whole new content: it replaces the file.
+    """
+    body = new.strip("\n")
+    if not body.strip():
+        raise ToolError("'old' and 'new' are both empty: nothing to change")
+    if not text.strip() or _rewrites(text, body):
+        return body + "\n"
+    if body.strip() in text:
+        raise ToolError(f"{rel} already contains that text; nothing was added")
+    placed = place_appended(text, body) if rel.endswith(".py") else None
+    if placed is not None:  # an indented def belongs at module level (or in the class it follows), not nested
+        return placed
+    top_level = rel.endswith(".py") and not body[:1].isspace() and body.lstrip().startswith(("def ", "class ", "@", "async def "))
+    return text.rstrip("\n") + ("\n\n\n" if top_level else "\n\n") + body + "\n"
+
+
+def replace_once(text: str, old: str, new: str, rel: str) -> str:
+    if not old.strip():
+        return append(text, new, rel)
+    spans = [(start, start + len(old)) for start in occurrences(text, old)]
+    if not spans:
+        new = new.strip("\n")
+        spans = _loose_spans(text, old)
+    if len(spans) > 1:
+        raise ToolError(ambiguous(text, spans, new, rel))
+    if not spans:
+        raise NotFound(f"the text to replace was not found in {rel}; nothing was changed.")
+    start, end = spans[0]
+    return text[:start] + new + text[end:]
+
+
+async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    rel = str_arg(args, "path")
+    old_text = str_arg(args, "old", required=False)
+    new_text = str_arg(args, "new", required=False)
+    _, old = read_current(ctx, rel)
+    if old is None:
+        raise ToolError(f"{rel} does not exist; use write_file to create it")
+    if b"\0" in old[:8000]:
+        raise ToolError(f"{rel} is binary; it cannot be edited as text")
+    crlf = b"\r\n" in old
+    text = old.decode("utf-8", "surrogateescape")
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    try:
+        updated = replace_once(text, old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n"), rel)
+    except NotFound as err:  # show what is there: small models then copy the exact lines
+        budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
+        raise ToolError(f"{err.message} The current content of {rel} is below. Copy the exact lines to replace "
+                        f"(or use old=\"\" to add text at the end):\n{bound(text, budget, 'the file')}") from None
+    new = updated.encode("utf-8", "surrogateescape")
+    new = match_line_endings(old, new) if crlf else new
+    return edit_proposal(ctx, "edit_file", args, rel, old, new)
+
+
+SPEC = ToolSpec(
+    name="edit_file",
+    description="Replace an exact piece of text in a file with new text; old=\"\" adds new at the end of the file.",
+    parameters=params(
+        ["path", "old", "new"],
+        path={"type": "string", "description": "path relative to the repo root"},
+        old={"type": "string", "description": "the exact existing text to replace (empty: append to the file)"},
+        new={"type": "string", "description": "the replacement text"},
+    ),
+    read_only=False,
+    propose=propose,
+    execute=apply_edit,
+)

@@ -1,0 +1,134 @@
+"""edit_symbol(path, symbol, code): replace a function, method or class by name, or add it.
+
+What a small model cannot do with edit_file: reproduce the exact old text, pick one of many
+identical lines, or indent a new method into its class. Here it names the definition
+(``parse``, ``Config.get``) and gives the new code in any indentation; the placement rules
+live in tui/symbols (Python through ``ast``, JS/TS through the scanner). Like edit_file it is a
+proposal: the developer sees the exact diff and the accepted hunks are applied after a
+checkpoint by the same path (edits.apply_edit). The result names the definition's new lines.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.protocol.proposals import Decision, Proposal
+from tui.protocol.errors import ToolError
+from tui.symbols import language_of, outline_of, walk
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import str_arg
+from tui.tools.support.edits import apply_edit, edit_proposal, match_line_endings, read_current
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+def splice(rel: str, text: str, symbol: str, code: str) -> Any:
+    """The Spliced result for ``rel``'s language; a ToolError for languages without symbol edits."""
+    language = language_of(rel)
+    if language == "python":
+        from tui.symbols.pysplice import splice_python
+
+        return splice_python(text, symbol, code, rel)
+    if language == "js":
+        from tui.symbols.jssplice import splice_js
+
+        return splice_js(text, symbol, code, rel)
+    raise ToolError(f"edit_symbol works on Python and JS/TS files; for {rel} use edit_file")
+
+
+async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
+    rel = str_arg(args, "path")
+    symbol = str_arg(args, "symbol")
+    code = str_arg(args, "code")
+    _, old = read_current(ctx, rel)
+    if old is None:
+        raise ToolError(f"{rel} does not exist; use write_file to create it")
+    if b"\0" in old[:8000]:
+        raise ToolError(f"{rel} is binary; it cannot be edited as text")
+    text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+    done = splice(rel, text, symbol, code)
+    if done.action == "replaced":
+        _refuse_a_stranger(rel, text, done.qualname, code)
+    new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
+    proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
+    proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
+    if done.note:
+        proposal.summary = f"{proposal.summary[:-1]}; {done.note})"
+    return proposal
+
+
+def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
+    """A long definition replaced by short code that keeps none of its lines is a small model pasting another
+    function under this name (a 177-line parse() became unparse's body): refused, with what to do."""
+    from tui.tools.support.edits import kept_lines
+
+    found = [sym for sym in walk(outline_of(rel, text).symbols) if sym.qualname == qualname]
+    if not found:
+        return
+    sym = found[0]
+    body = "\n".join(text.splitlines()[sym.start - 1:sym.end])
+    kept, total = kept_lines(body, code)
+    new_lines = sum(1 for line in code.splitlines() if line.strip())
+    if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4:
+        raise ToolError(f"That would replace all {total} lines of {qualname} ({rel} lines {sym.start}-{sym.end}) with "
+                        f"{new_lines} lines that keep none of its code, so nothing was changed. To change a few "
+                        f"lines of it use edit_file; outline(path=\"{rel}\", symbol=\"{qualname}\") shows its code.")
+
+
+def _added_lines(patch: str) -> list[tuple[int, int]]:
+    return [(int(m.group(1)), int(m.group(1)) + max(int(m.group(2) or 1), 1) - 1) for m in _HUNK.finditer(patch)]
+
+
+def where_now(rel: str, text: str, code: str, symbol: str, patch: str) -> str:
+    """'Config.get is now lines 20-31 of calc.py.' for the definition the applied hunks touched."""
+    from tui.symbols.model import normalize
+
+    name = _defined_name(rel, code) or normalize(symbol).rsplit(".", 1)[-1]
+    ranges = _added_lines(patch)
+    touched = [s for s in walk(outline_of(rel, text).symbols) if s.name == name
+               and any(s.start <= hi and lo <= s.end for lo, hi in ranges)]
+    if not touched:
+        return ""
+    sym = max(touched, key=lambda s: s.qualname.count("."))
+    return f"{sym.qualname} is now lines {sym.start}-{sym.end} of {rel}."
+
+
+def _defined_name(rel: str, code: str) -> str:
+    if language_of(rel) == "python":
+        from tui.symbols.pysplice import first_def_name
+
+        return first_def_name(code)
+    return ""
+
+
+async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
+    result = await apply_edit(ctx, proposal, decision)
+    if not result.ok or not proposal.files:
+        return result
+    rel = proposal.files[0]
+    _, data = read_current(ctx, rel)
+    if data is not None:
+        args = proposal.arguments
+        where = where_now(rel, data.decode("utf-8", "replace").replace("\r\n", "\n"), str(args.get("code", "")),
+                          str(args.get("symbol", "")), result.diff)
+        checked = " The static check (syntax, undefined names) found no new problems." \
+            if rel.endswith(".py") and not result.data.get("problems") else ""
+        result.output = f"{where}{checked} {result.output}".lstrip()
+    return result
+
+
+SPEC = ToolSpec(
+    name="edit_symbol",
+    description="Add or replace a function, method, test or class by name with its whole code, in any "
+                "indentation (a new method goes at the end of its class).",
+    parameters=params(
+        ["path", "symbol", "code"],
+        path={"type": "string", "description": "path relative to the repo root"},
+        symbol={"type": "string", "description": "e.g. parse or Config.get"},
+        code={"type": "string", "description": "the whole new definition"},
+    ),
+    read_only=False,
+    propose=propose,
+    execute=execute,
+)

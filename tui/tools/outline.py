@@ -1,0 +1,130 @@
+"""outline(path, symbol?): a file's definitions with line numbers and counts; or one definition's code.
+
+"How many methods does Config have" and "where is parse" then need no full read, which a 4k
+context cannot afford for a large file. With ``symbol`` the definition's exact source comes back
+(a cheap exact read; lines are not numbered, so the text can be copied into edit_file). A
+directory as ``path`` lists each file's counts, or, with ``symbol``, where it is defined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from typing import Any
+
+from tui.safety.paths import resolve_in_repo
+from tui.symbols import Outline, find, language_of, outline_of, walk
+from tui.symbols.render import header, render
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import CHARS_PER_TOKEN, did_you_mean, repo_files, str_arg
+from tui.tools.support.edits import read_current
+
+MAX_FILE_BYTES = 2_000_000
+MAX_DIR_FILES = 400
+MAX_DIR_FILE_BYTES = 300_000
+
+
+def _text_of(ctx: ToolContext, rel: str, limit: int = MAX_FILE_BYTES) -> str | None:
+    """The file's text, or None when it is missing, binary or too large."""
+    target = resolve_in_repo(ctx.repo, rel)
+    if not target.is_file() or target.stat().st_size > limit:
+        return None
+    _, data = read_current(ctx, rel)
+    if data is None or b"\0" in data[:8000]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def show_symbol(outline: Outline, text: str, wanted: str, budget: int) -> ToolResult:
+    """The source of one definition (all of a same-named group), bounded to ``budget`` characters."""
+    found = find(outline.symbols, wanted)
+    rel = outline.path
+    if not found:
+        names = sorted({s.qualname for s in walk(outline.symbols)})
+        close = difflib.get_close_matches(wanted, names, n=4, cutoff=0.5)
+        hint = f" Close names: {', '.join(close)}." if close else ""
+        return ToolResult(False, f"{rel} has no definition named {wanted!r}.{hint}\n{render(outline, budget // 2)}",
+                          f"outline {rel}: no {wanted}")
+    qualname = found[0].qualname
+    group = [s for s in found if s.qualname == qualname]
+    start, end = group[0].start, max(s.end for s in group)
+    if not group[0].exact:  # pattern-found: up to the next definition
+        later = [s.start for s in walk(outline.symbols) if s.start > start]
+        end = min(later) - 1 if later else outline.lines
+        end = min(end, start + 80)
+    lines = text.split("\n")[start - 1:end]
+    others = sorted({s.qualname for s in found} - {qualname})
+    head = f"{rel} lines {start}-{end}: {group[0].kind} {qualname}"
+    if others:
+        head += f" (also defined: {', '.join(others)})"
+    body, used = [], len(head)
+    for index, line in enumerate(lines):
+        if used + len(line) + 1 > budget:
+            body.append(f"[... lines {start + index}-{end} not shown; read_file shows the whole file]")
+            break
+        body.append(line)
+        used += len(line) + 1
+    return ToolResult(True, head + "\n" + "\n".join(body), f"outline {rel}: {qualname} (lines {start}-{end})")
+
+
+def _directory(ctx: ToolContext, rel: str, files: list[str], wanted: str) -> ToolResult:
+    prefix = "" if rel in ("", ".", "./") else rel.rstrip("/") + "/"
+    chosen = [f for f in files if f.startswith(prefix) and language_of(f) != "none"][:MAX_DIR_FILES]
+    outlines = []
+    for path in chosen:
+        text = _text_of(ctx, path, MAX_DIR_FILE_BYTES)
+        if text is not None:
+            outlines.append((outline_of(path, text), text))
+    if not wanted:
+        lines = [header(o) for o, _ in outlines if o.symbols]
+        shown = "\n".join(lines[:60]) + (f"\n[... {len(lines) - 60} more files]" if len(lines) > 60 else "")
+        return ToolResult(True, shown or f"no source files under {rel}", f"outline {rel}: {len(lines)} files")
+    hits = [(o, text, s) for o, text in outlines for s in find(o.symbols, wanted)]
+    if not hits:
+        return ToolResult(False, f"nothing named {wanted!r} is defined under {rel or '.'} "
+                          f"({len(outlines)} source files). search(pattern) finds any text.", f"outline: no {wanted}")
+    places = sorted({f"{o.path}: {s.kind} {s.qualname} (lines {s.start}-{s.end})" for o, _, s in hits})
+    if len({(o.path, s.qualname) for o, _, s in hits}) == 1:
+        outline, text, _ = hits[0]
+        return show_symbol(outline, text, wanted, ctx.config.limits.tool_output_tokens * CHARS_PER_TOKEN)
+    return ToolResult(True, f"{wanted} is defined in {len(places)} places:\n" + "\n".join(places[:30]),
+                      f"outline: {wanted} in {len(places)} places")
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    rel = str_arg(args, "path", required=False, default=".").strip() or "."
+    wanted = str_arg(args, "symbol", required=False).strip()
+    budget = ctx.config.limits.tool_output_tokens * CHARS_PER_TOKEN
+    target = ctx.repo if rel in (".", "./") else resolve_in_repo(ctx.repo, rel)
+    if target.is_dir():
+        files = await repo_files(ctx.repo)
+        return await asyncio.to_thread(_directory, ctx, "" if target == ctx.repo else rel, files, wanted)
+    if not target.exists():
+        hint = await did_you_mean(ctx.repo, rel)
+        return ToolResult(False, f"{rel} does not exist.{hint or ' list_files shows the files.'}", f"{rel}: not found")
+    text = await asyncio.to_thread(_text_of, ctx, rel)
+    if text is None:
+        return ToolResult(False, f"{rel} is binary or larger than {MAX_FILE_BYTES // 1_000_000} MB; no outline",
+                          f"{rel}: no outline")
+    outline = await asyncio.to_thread(outline_of, rel, text)
+    if wanted:
+        return show_symbol(outline, text, wanted, budget)
+    if outline.language == "none":
+        return ToolResult(False, f"{rel} is not source code outline knows (Python, JS/TS and brace languages); "
+                          "use read_file", f"{rel}: no outline")
+    counts = header(outline).split("; ", 1)[-1]
+    return ToolResult(True, render(outline, min(budget, 3200)), f"outline {rel}: {counts}"[:120])
+
+
+SPEC = ToolSpec(
+    name="outline",
+    description="A file's classes, methods, functions and constants, with line numbers and counts; "
+                "symbol= gives one's code.",
+    parameters=params(
+        ["path"],
+        path={"type": "string", "description": "file or directory"},
+        symbol={"type": "string", "description": "e.g. parse or Config.get"},
+    ),
+    read_only=True,
+    run=run,
+)

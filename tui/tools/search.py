@@ -1,0 +1,47 @@
+"""search(pattern, path?): `git grep` over tracked and untracked files, with line numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.safety.paths import resolve_in_repo
+from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
+from tui.tools.support.common import git_out, str_arg
+
+MAX_LINES = 200
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    pattern = str_arg(args, "pattern")
+    if not pattern:
+        return ToolResult(False, "pattern must not be empty", "search: empty pattern")
+    rel = str_arg(args, "path", required=False, default="").strip()
+    spec = "."
+    if rel and rel not in (".", "./"):
+        spec = str(resolve_in_repo(ctx.repo, rel).relative_to(ctx.repo))
+    base = ["grep", "-n", "-I", "--untracked", "--full-name", "-i"]
+    code, out = await git_out(ctx.repo, *base, "-E", "-e", pattern, "--", spec)
+    if code > 1:  # not a valid regex: search for the literal text instead
+        code, out = await git_out(ctx.repo, *base, "-F", "-e", pattern, "--", spec)
+    if code == 1 or not out.strip():
+        return ToolResult(True, f"no matches for {pattern!r}", f"search {pattern!r}: no matches")
+    if code > 1:
+        return ToolResult(False, out.strip(), "search failed")
+    lines = out.splitlines()
+    text = "\n".join(line[:300] for line in lines[:MAX_LINES])
+    if len(lines) > MAX_LINES:
+        text += f"\n[... {len(lines) - MAX_LINES} more matches; narrow the pattern or path]"
+    return ToolResult(True, text, f"search {pattern!r}: {len(lines)} matches")
+
+
+SPEC = ToolSpec(
+    name="search",
+    description="Search file contents (regex, case-insensitive) with git grep.",
+    parameters=params(
+        ["pattern"],
+        pattern={"type": "string", "description": "text or regex to find"},
+        path={"type": "string", "description": "limit to this directory or file"},
+    ),
+    read_only=True,
+    run=run,
+)

@@ -1,0 +1,81 @@
+"""Small helpers shared by tools: bounded text, async git, tool-argument checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui.git import gitsafe
+from tui.protocol.errors import ToolError
+
+CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text
+
+
+def bound(text: str, max_chars: int, what: str = "output") -> str:
+    """Keep the head and the tail of ``text`` with a marker saying how much was cut."""
+    if len(text) <= max_chars:
+        return text
+    head = max_chars * 2 // 3
+    tail = max_chars - head
+    dropped = len(text) - head - tail
+    return f"{text[:head]}\n[... {dropped} characters of {what} omitted ...]\n{text[-tail:]}"
+
+
+def str_arg(args: dict[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
+    value = args.get(name, default)
+    if value is None:
+        value = default
+    if required and (value == "" and name not in args):
+        raise ToolError(f"missing argument '{name}'")
+    if not isinstance(value, str):
+        if isinstance(value, (int, float, bool)):
+            return str(value)
+        raise ToolError(f"argument '{name}' must be a string")
+    return value
+
+
+def int_arg(args: dict[str, Any], name: str, default: int | None, *, lo: int = 1, hi: int = 10**6) -> int | None:
+    value = args.get(name, default)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(float(value))
+    except (TypeError, ValueError):
+        raise ToolError(f"argument '{name}' must be a number, got {value!r}") from None
+    return max(lo, min(hi, number))
+
+
+def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
+    value = args.get(name, default)
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "y", "on")
+    return bool(value)
+
+
+async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, str]:
+    """Run a read-only git command (outside the sandbox, so through gitsafe) and return (code, stdout+stderr)."""
+    code, out, _ = await gitsafe.run_async(repo, *args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+                                           timeout=timeout, merge_stderr=True)
+    return code, out.decode("utf-8", "replace")
+
+
+async def repo_files(repo: Path) -> list[str]:
+    """Tracked and untracked files that git does not ignore."""
+    code, out = await git_out(repo, "ls-files", "--cached", "--others", "--exclude-standard")
+    return [line for line in out.splitlines() if line] if code == 0 else []
+
+
+async def did_you_mean(repo: Path, wanted: str, limit: int = 3) -> str:
+    """Small models guess paths ("src/app.py"): name the closest real files, so the retry succeeds."""
+    import difflib
+
+    files = await repo_files(repo)
+    if not files:
+        return ""
+    base = wanted.rstrip("/").rsplit("/", 1)[-1]
+    same_name = [f for f in files if f.rsplit("/", 1)[-1] == base]
+    close = same_name or difflib.get_close_matches(wanted, files, n=limit, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(base, [f.rsplit("/", 1)[-1] for f in files], n=limit, cutoff=0.6)
+        close = [f for f in files if f.rsplit("/", 1)[-1] in close]
+    return f" Did you mean: {', '.join(close[:limit])}?" if close else ""

@@ -1,0 +1,137 @@
+"""Shared machinery for edit proposals: build the diff, checkpoint, apply the accepted hunks.
+
+Edits are applied by devagent itself (``git apply`` of exactly the accepted hunks), never by a
+model-run shell, and only after approval. What was rejected goes back to the model by content.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tui.protocol.proposals import Decision, Proposal, new_proposal_id
+from tui.protocol.errors import DevagentError, ToolError
+from tui.protocol.events import Checkpointed, Notice
+from tui.safety.paths import read_bounded, resolve_in_repo
+from tui.tools.base import ToolContext, ToolResult
+
+MAX_EDIT_BYTES = 8_000_000  # a larger file is not rewritten through a diff proposal
+
+
+def repo_of(ctx: ToolContext) -> Any:
+    """The core.repo.Repo for this context (created once, GitPython loaded lazily)."""
+    if "repo" not in ctx.extras:
+        from tui.git.repo import Repo
+
+        ctx.extras["repo"] = Repo(ctx.repo)
+    return ctx.extras["repo"]
+
+
+async def checkpoint(ctx: ToolContext, label: str) -> Any:
+    """Snapshot the working tree before an approved change; emits Checkpointed. None if it fails."""
+    from tui.git import checkpoints
+
+    try:
+        cp = await asyncio.to_thread(checkpoints.create, repo_of(ctx), label, ctx.session_id or "adhoc",
+                                     keep=ctx.config.checkpoints.keep)
+    except DevagentError as err:
+        ctx.emit(Notice(f"no checkpoint taken: {err.message}", level="warning"))
+        return None
+    ctx.emit(Checkpointed(ref=cp.ref, label=label, not_covered=tuple(cp.not_covered)))
+    return cp
+
+
+def read_current(ctx: ToolContext, rel: str) -> tuple[Path, bytes | None]:
+    """The file an edit proposal starts from (None: it does not exist yet); bounded, never blocking."""
+    target = resolve_in_repo(ctx.repo, rel)
+    if target.is_dir():
+        raise ToolError(f"{rel} is a directory, not a file")
+    try:
+        data, size = read_bounded(ctx.repo, rel, MAX_EDIT_BYTES + 1)
+    except FileNotFoundError:
+        return target, None
+    if size > MAX_EDIT_BYTES:
+        raise ToolError(f"{rel} is too large to edit here ({size} bytes; the limit is {MAX_EDIT_BYTES}); "
+                        "nothing was changed")
+    return target, data
+
+
+def kept_lines(old: str, new: str) -> tuple[int, int]:
+    """(non-blank lines of ``old`` still present in ``new``, non-blank lines of ``old``), compared stripped."""
+    before = [line.strip() for line in old.splitlines() if line.strip()]
+    after = {line.strip() for line in new.splitlines()}
+    return sum(line in after for line in before), len(before)
+
+
+def match_line_endings(old: bytes | None, new: bytes) -> bytes:
+    """Keep a CRLF file CRLF when the model writes LF."""
+    if old and b"\r\n" in old and b"\r\n" not in new:
+        return new.replace(b"\n", b"\r\n")
+    return new
+
+
+def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
+    from tui.git.diffs import DiffIndex, file_diff
+
+    if old == new:
+        raise ToolError(f"that leaves {rel} unchanged; nothing to propose")
+    diff = file_diff(rel, old, new)
+    index = DiffIndex.from_text(diff)
+    added = sum(h.added for h in index.hunks)
+    removed = sum(h.removed for h in index.hunks)
+    verb = "create" if old is None else "edit"
+    return Proposal(
+        id=new_proposal_id(), kind="edit", tool=tool, summary=f"{verb} {rel} (+{added} -{removed})",
+        diff=diff, files=[rel], arguments=args,
+    )
+
+
+def changed_lines(patch: str, limit: int = 1500) -> str:
+    """The -/+ lines of a patch, bounded: enough for a model to see its edit landed, without the context."""
+    from tui.tools.support.common import bound
+
+    body = [line for line in patch.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    return bound("\n".join(body), limit, "changed lines")
+
+
+async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -> ToolResult:
+    """Apply the accepted hunks of an approved edit proposal, after a checkpoint."""
+    from tui.git.diffs import DiffIndex, describe_hunks, select_hunks
+
+    diff = proposal.diff or ""
+    total = len(DiffIndex.from_text(diff).hunks)
+    accepted = set(range(total)) if decision.hunks is None else {i for i in decision.hunks if 0 <= i < total}
+    rejected = set(range(total)) - accepted
+    files = ", ".join(proposal.files)
+    for rel in proposal.files:  # the path may have changed under us since the proposal (symlink swap)
+        resolve_in_repo(ctx.repo, rel)
+    if not accepted:
+        return ToolResult(False, f"The developer rejected every hunk of the edit to {files}. Nothing changed.",
+                          f"{files}: all hunks rejected")
+    patch = select_hunks(diff, accepted)
+    before = {rel: repo_of(ctx).read_worktree(rel) for rel in proposal.files if rel.endswith(".py")}
+    cp = await checkpoint(ctx, f"before {proposal.summary}")
+    try:
+        await asyncio.to_thread(repo_of(ctx).apply, patch)
+    except DevagentError as err:
+        return ToolResult(False, f"The edit to {files} did not apply, nothing changed: {err.message}",
+                          f"{files}: did not apply")
+    lines = [f"Applied {len(accepted)} of {total} hunks to {files}. The changed lines are now:", changed_lines(patch)]
+    if rejected:
+        lines.append("The developer REJECTED these hunks; do not propose them again:")
+        lines.append(describe_hunks(diff, rejected))
+        if decision.reason:
+            lines.append(f"The developer's reason: {decision.reason}")
+    from tui.tools.support.pycheck import new_problems
+
+    problems = [p for rel, old in before.items()
+                for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel, ctx.repo)]
+    if problems:
+        lines.append("A static check found problems this edit introduced; fix them with another edit:")
+        lines.extend(problems[:10])
+    summary = f"applied {len(accepted)}/{total} hunks to {files}" + (f"; {len(problems)} problem(s)" if problems else "")
+    return ToolResult(True, "\n".join(lines), summary, diff=patch,
+                      data={"checkpoint": getattr(cp, "ref", None), "rejected_hunks": sorted(rejected),
+                            "problems": problems})

@@ -1,0 +1,88 @@
+"""A static check of Python files after an edit: syntax errors and undefined names (pyflakes).
+
+Nothing is run. Only problems the edit introduced are reported, so the model (and the
+developer reading the tool result) learns at once that ``test_mul`` uses ``mul`` without
+importing it. When a module the file already imports from defines the name, the report
+carries the exact edit_file call that extends that import (small models otherwise "fix" an
+undefined name by renaming it).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+SERIOUS = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
+
+
+def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
+    """(line, message, undefined name or '') for each syntax error or undefined name in ``source``."""
+    try:
+        tree = ast.parse(source, filename)
+    except SyntaxError as err:
+        return [(err.lineno or 0, f"syntax error: {err.msg}", "")]
+    except ValueError:  # null bytes
+        return []
+    from tui.tools.support.pysmells import smells
+
+    try:
+        from pyflakes import checker
+    except ImportError:  # the check is a help, not a requirement
+        return smells(tree, filename)
+    found = checker.Checker(tree, filename=filename).messages
+    flakes = [(m.lineno, m.message % m.message_args, str(m.message_args[0]) if m.message_args else "")
+              for m in found if type(m).__name__ in SERIOUS]
+    return sorted(flakes + smells(tree, filename), key=lambda p: p[0])
+
+
+def _defines(path: Path, name: str) -> bool:
+    from tui.safety.paths import read_regular
+
+    try:
+        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return True
+    return False
+
+
+def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
+    """The edit_file call that adds ``name`` to a one-line ``from X import ...`` whose module defines it."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    lines = source.splitlines()
+    here = (repo / rel).parent
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module or node.level or node.lineno != node.end_lineno:
+            continue
+        module = node.module.replace(".", "/")
+        places = [here / f"{module}.py", repo / f"{module}.py", repo / "src" / f"{module}.py", here / module / "__init__.py"]
+        if any(_defines(p, name) for p in places):
+            line = lines[node.lineno - 1]
+            if "(" in line or "#" in line or "*" in line:
+                return ""
+            call = {"name": "edit_file", "arguments": {"path": rel, "old": line, "new": f"{line.rstrip()}, {name}"}}
+            return f" ({node.module} defines {name}; import it: {json.dumps(call)})"
+    return ""
+
+
+def new_problems(before: bytes | None, after: bytes | None, filename: str, repo: Path | None = None) -> list[str]:
+    """Problems in ``after`` that ``before`` did not have (compared without line numbers)."""
+    if after is None or not filename.endswith(".py"):
+        return []
+    old = {message for _, message, _ in problems(before.decode("utf-8", "replace"), filename)} if before else set()
+    text = after.decode("utf-8", "replace")
+    found = []
+    for line, message, name in problems(text, filename):
+        if message in old:
+            continue
+        hint = import_fix(text, name, repo, filename) if repo is not None and name else ""
+        found.append(f"{filename} line {line}: {message}{hint}")
+    return found
