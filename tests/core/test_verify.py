@@ -128,7 +128,7 @@ async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_serve
     ollama_server.push(Reply(chunks=[looping[i:i + 40] for i in range(0, len(looping), 40)], delay=0.005),
                        Reply("Sorry, I cannot."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "write x.py")
-    assert "the model wrote the same line over and over" in " ".join(n.message for n in of(events, "notice"))
+    assert "the model wrote the same text over and over" in " ".join(n.message for n in of(events, "notice"))
     shown = "".join(e.text for e in of(events, "text"))
     assert shown.count("self.assertEqual(f(1), 1)") < 12  # cut after a few repeats, not 400
     assert done.text == "Sorry, I cannot." and not (repo / "x.py").exists()
@@ -182,6 +182,31 @@ async def test_an_echo_of_devagents_instruction_is_not_an_answer(tmp_path: Path,
 BUGGY = {**FILES, "calc/ops.py": CALC.replace("return a * b", "return a * b + 1"),
          "tests/test_ops.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
 
+
+
+async def test_a_loop_inside_one_line_is_cut(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the benchmark: ``else f'{n}th' if n % 10 in [1, 2, 3] else ...`` for minutes, without a newline."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    looping = "return f'{n}st' if n % 10 == 1 " + "else f'{n}th' if n % 10 in [1, 2, 3] " * 300
+    ollama_server.push(Reply(chunks=[looping[i:i + 30] for i in range(0, len(looping), 30)]),
+                       Reply("I could not fix it."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "fix ordinal")
+    assert "the model wrote the same text over and over" in " ".join(n.message for n in of(events, "notice"))
+    assert "".join(e.text for e in of(events, "text")).count("else f'{n}th'") < 20
+    assert done.text == "I could not fix it."
+
+
+async def test_a_reply_still_streaming_at_the_turns_time_limit_is_cut_for_the_answer(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    words = [f"step{i} " for i in range(400)]  # 20 s of text that never repeats
+    ollama_server.push(Reply(chunks=words, delay=0.05),
+                       Reply('{"answer": "I ran out of time before finding it."}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "fix ordinal", None,
+                                       fast_config(repo, turn_seconds=1.5))
+    assert "ran past the time for this request" in " ".join(n.message for n in of(events, "notice"))
+    assert "step399" not in "".join(e.text for e in of(events, "text"))
+    assert done.reason == "limit" and done.text == "I ran out of time before finding it."
 
 async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_asked(
         tmp_path: Path, ollama_server: ScriptedOllama) -> None:

@@ -38,6 +38,7 @@ EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
                   r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 MAX_VERIFY = 2
+FINAL_SECONDS = 90  # the forced final answer's own time, after model.turn_seconds
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
 CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
@@ -60,6 +61,7 @@ class _Turn:
     nudged_repeat: bool = False
     asked_question: bool = False
     echoed: bool = False
+    looped: bool = False
     touched: set[str] = field(default_factory=set)  # files this turn changed
     shown_defs: set[tuple[str, str]] = field(default_factory=set)  # definitions shown before a blind replace
     parts_reminded: bool = False
@@ -94,16 +96,38 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
 
 class RepeatWatch:
     """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
-    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines."""
+    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines; a
+    loop inside one line (``else f'{n}th' if ... else f'{n}th' if ...``) is the same piece of 8-200
+    characters (four or more different ones) written ``REPEATS`` times back to back."""
 
     REPEATS = 6
+    PERIODS = range(8, 201)
 
     def __init__(self) -> None:
         self.tail = ""
         self.last = ""
         self.count = 0
+        self.recent = ""
+        self.unchecked = 0
+
+    def _same_piece(self) -> bool:
+        text = self.recent
+        for period in self.PERIODS:
+            span = period * self.REPEATS
+            if span > len(text):
+                return False
+            unit = text[-period:]
+            if len(set(unit)) >= 4 and text[-span:] == unit * self.REPEATS:
+                return True
+        return False
 
     def looping(self, text: str) -> bool:
+        self.recent = (self.recent + text)[-max(self.PERIODS) * self.REPEATS:]
+        self.unchecked += len(text)
+        if self.unchecked >= 32:
+            self.unchecked = 0
+            if self._same_piece():
+                return True
         self.tail += text
         pieces = re.split(r"\n|\\n", self.tail)
         self.tail = pieces.pop()  # the line still being written
@@ -149,6 +173,7 @@ class Agent:
         self.turns = sum(1 for m in messages if m.get("role") == "user" and not m.get("_tool"))
         self.prompt = ""
         self.verifying = True
+        self.looped = False  # the last reply was cut because it repeated itself
         self._reads = set()
         self.last_result: ToolResult | None = None
         native = config.model.native_tools
@@ -250,13 +275,30 @@ class Agent:
         constrained = False
         text = ""
         started = time.monotonic()
+        deadline = started + cfg.turn_seconds if cfg.turn_seconds else None
         for _step in range(cfg.max_steps):
-            if cfg.turn_seconds and time.monotonic() - started > cfg.turn_seconds:
+            if deadline is not None and time.monotonic() > deadline:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
                 return await self._final_answer(turn)
             sniff = EDIT_CALL if not turn.asked_question and is_question(self.prompt) else None
-            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff)
+            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff,
+                                                deadline=deadline)
+            if deadline is not None and time.monotonic() > deadline:  # cut mid-reply: what was written is moot
+                if text and not constrained:
+                    self.emit(TextDone(text, ""))
+                continue
+            if self.looped:  # a reply cut in a loop is neither an answer nor a call: once, ask again; then stop
+                if text and not constrained:
+                    self.emit(TextDone(text, ""))
+                if turn.looped:
+                    return await self._final_answer(turn)
+                turn.looped = True
+                self._ask_again("the model's reply looped", (
+                    f"You wrote the same text over and over. The developer asked: {_short(self.prompt)} Reply with "
+                    "one JSON tool call, or answer in one or two plain sentences."))
+                constrained = True
+                continue
             if sniff is not None and sniff.search(text[:400]):
                 if not constrained:  # the streamed start of the cut call ends as a reply; its call is not shown
                     self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
@@ -542,11 +584,13 @@ class Agent:
                       f"No more tool calls. The developer asked: {_short(self.prompt)} Answer the developer now, "
                       "in one or two sentences, from what you have seen: what you found or changed, and plainly "
                       "what you could not do."})
-        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA)
+        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA,
+                                       deadline=time.monotonic() + FINAL_SECONDS)
         try:
             answer = str(json.loads(text).get("answer", "")).strip()
-        except (ValueError, AttributeError):
-            answer = text.strip()
+        except (ValueError, AttributeError):  # cut short: the answer string as far as it got
+            found = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', text)
+            answer = found.group(1).replace('\\"', '"').replace("\\n", "\n").strip() if found else text.strip()
         self._append({"role": "assistant", "content": answer})
         return self._answered(self._honest(answer, turn), "limit")
 
@@ -584,8 +628,10 @@ class Agent:
 
     # -- the model ------------------------------------------------------------------------------
     async def _complete(self, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
-                        cut: re.Pattern[str] | None = None) -> tuple[str, list[ToolCall]]:
-        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it."""
+                        cut: re.Pattern[str] | None = None,
+                        deadline: float | None = None) -> tuple[str, list[ToolCall]]:
+        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it;
+        ``deadline`` (monotonic): stop reading then (one reply can otherwise take minutes on a CPU)."""
         cfg = self.config.model
         schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
         reserve = min(1024, self.limit // 4)
@@ -596,6 +642,7 @@ class Agent:
         if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
             fmt = constrained_schema({k: v for k, v in self.tools.items()
                                       if not (k in EDIT_TOOLS and is_question(self.prompt))})
+        self.looped = False
         for attempt in range(cfg.retries + 1):
             parts: list[str] = []
             calls: list[ToolCall] = []
@@ -613,9 +660,15 @@ class Agent:
                         await _close(stream)
                         break
                     if chunk.text and watch.looping(chunk.text):
+                        self.looped = True
                         await _close(stream)
-                        self.emit(Notice("the model wrote the same line over and over; its reply was cut there",
+                        self.emit(Notice("the model wrote the same text over and over; its reply was cut there",
                                          "warning"))
+                        break
+                    if deadline is not None and time.monotonic() > deadline:
+                        await _close(stream)
+                        self.emit(Notice("the model's reply ran past the time for this request; it was cut "
+                                         "there", "warning"))
                         break
             except ModelError as err:
                 partial = "".join(parts)
