@@ -57,7 +57,8 @@ async def test_offer_download_progress_cancel_then_resume_and_load(repo: Path, s
     cache = Path(os.environ["DEVAGENT_MODEL_DIR"])
     app = first_run_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, DownloadScreen), what="the download offer")
+        await wait_for(pilot, lambda: isinstance(app.screen, DownloadScreen) and bool(app.screen.query("#download-offer")),
+                       what="the download offer, composed")
         screen = app.screen
         assert "Tiny Test Model (1 MB)" in str(screen.query_one("#download-offer", Static).render())
         await pilot.press("enter")
@@ -82,7 +83,6 @@ async def test_offer_download_progress_cancel_then_resume_and_load(repo: Path, s
         await pilot.press("enter")
         await wait_for(pilot, lambda: (cache / NAME).exists() and not isinstance(app.screen, DownloadScreen),
                        timeout=30, what="the verified model")
-        print("STATUS", str(app.screen.query_one("#download-status", Static).render()) if isinstance(app.screen, DownloadScreen) else "")
         assert (cache / NAME).read_bytes() == DATA
         assert any(r == f"bytes={have}-" for _, r in source.requests)  # resumed, not started over
         # no restart: the session's no-server fallback picks the cached file up (this fake one cannot load)
