@@ -295,3 +295,18 @@ async def test_a_grounding_hint_sent_back_as_the_answer_is_not_an_answer(tmp_pat
     assert "run_python call" in ollama_server.requests[0]["messages"][-1]["content"]  # the hint was given
     assert "That repeats my instruction" in ollama_server.requests[1]["messages"][-1]["content"]
     assert done.text == "shout returns 'A' for 'a'."
+
+
+async def test_a_count_question_naming_a_definition_gets_its_files_outline(tmp_path: Path,
+                                                                           ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: "How many methods does LRUCache define" answered "5" with no tool at all."""
+    files = {**FILES, "calc/cache.py": "class Base:\n    def a(self):\n        pass\n\n\nclass Lru(Base):\n"
+             "    def __init__(self):\n        pass\n\n    def get(self, k):\n        pass\n\n"
+             "    def _touch(self):\n        pass\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    ollama_server.push(Reply("Lru defines 3 methods."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "How many methods does the Lru class define?")
+    auto = [e for e in of(events, "tool_call") if e.source == "auto"]
+    assert [(e.name, e.arguments) for e in auto] == [("outline", {"path": "calc/cache.py"})]
+    sent = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+    assert "class Lru (lines 6-14; 3 methods" in sent

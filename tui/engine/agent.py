@@ -38,6 +38,7 @@ EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
                   r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 MAX_VERIFY = 2
+COUNTS = re.compile(r"\bhow many\b|\bnumber of\b", re.I)  # "how does X count" asks how, not how many
 FINAL_SECONDS = 90  # the forced final answer's own time, after model.turn_seconds
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 _DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
@@ -252,7 +253,11 @@ class Agent:
             return
         budget = self.limit // 3
         per_file = self.config.limits.file_tokens
-        for path in mentioned(prompt, await repo_files(self.ctx.repo), count):
+        named = mentioned(prompt, await repo_files(self.ctx.repo), count)
+        if not named and "outline" in self.tools and is_question(prompt) and COUNTS.search(prompt):
+            await self._outline_defining(prompt)  # "how many methods does LRUCache define": the outline counts
+            return
+        for path in named:
             try:
                 size = (self.ctx.repo / path).stat().st_size
             except OSError:
@@ -268,6 +273,20 @@ class Agent:
             self._append(_assistant("", [call]) if self.native_tools else
                          _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
             await self._handle(call)
+
+    async def _outline_defining(self, prompt: str) -> None:
+        """Outline the one file that defines a class or function the prompt names (a small model otherwise
+        answers a count from memory, with no tool)."""
+        from tui.engine.grounding import defined_in
+
+        for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
+            path = await asyncio.to_thread(defined_in, self.ctx.repo, name)
+            if path and path.endswith(OUTLINED):
+                call = ToolCall("outline", {"path": path}, uuid.uuid4().hex[:8], "auto")
+                self._append(_assistant("", [call]) if self.native_tools else
+                             _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
+                await self._handle(call)
+                return
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
