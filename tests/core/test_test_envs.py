@@ -126,7 +126,7 @@ def test_a_unittest_project_without_pytest_runs_with_unittest(unittest_repo: Pat
     results = agent_run(unittest_repo, env, ollama_server, {"name": "run_tests", "arguments": {}},
                         {"name": "run_python", "arguments": {"code": "import sys, calc; print(sys.prefix)"}})
     out = results["run_tests"][0]["output"]
-    assert out.startswith("RESULT: 1 of 3 tests FAILED.") and "python: .venv/bin/python3 (the repo's .venv)" in out
+    assert out.startswith("RESULT: 1 of 3 tests FAILED. 1 passed, 1 skipped.") and "python: .venv/bin/python3 (the repo's .venv)" in out
     python_out = results["run_python"][0]["output"]
     assert "python: .venv/bin/python3 (the repo's .venv)" in python_out and str(unittest_repo / ".venv") in python_out
 

@@ -125,8 +125,10 @@ class TestRun:
         if self.status == "killed":
             return f"RESULT: the test run was stopped ({self.killed}) before it finished; counts so far: {self.counts()}."
         # Spelled out first: small models misread "2 passed, 1 failed".
-        return (f"RESULT: {failing} of {self.total} tests FAILED." if failing
-                else f"RESULT: all {self.total} tests passed.")
+        # Both counts in words: asked "how many pass and how many fail", a small model repeats this line.
+        skipped = f", {self.skipped} skipped" if self.skipped else ""
+        return (f"RESULT: {failing} of {self.total} tests FAILED. {self.passed} passed{skipped}." if failing
+                else f"RESULT: all {self.passed} tests passed{skipped}.")
 
     def to_model_text(self, max_chars: int = 4000) -> str:
         """The verdict (or why there is none) and what to do, then failures, then as much output tail as fits."""
