@@ -310,3 +310,30 @@ async def test_a_count_question_naming_a_definition_gets_its_files_outline(tmp_p
     assert [(e.name, e.arguments) for e in auto] == [("outline", {"path": "calc/cache.py"})]
     sent = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
     assert "class Lru (lines 6-14; 3 methods" in sent
+
+
+async def test_an_edit_of_a_file_named_after_a_class_points_to_the_file_that_defines_it(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: edit_symbol on src/cachetools/LRUCache.py (no such file), told "use write_file"."""
+    repo = fx.build(tmp_path / "repo", {**FILES, "calc/cache.py": "class Lru:\n    def get(self, k):\n"
+                                        "        return k\n"})
+    peek = {"name": "edit_symbol", "arguments": {"path": "calc/Lru.py", "symbol": "peek",
+                                                 "code": "def peek(self, k):\n    return k\n"}}
+    ollama_server.push(Reply(tool_calls=[peek]), Reply("I could not add it."))
+    await run_prompt(repo, ollama_server.url, "Add a peek method to Lru", ScriptedApprover([]))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "calc/Lru.py does not exist. Lru is defined in calc/cache.py" in told and "write_file" not in told
+    assert not (repo / "calc/Lru.py").exists()
+
+
+async def test_the_json_skeleton_run_as_given_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: the skeleton's placeholder line run as is, rewriting the file unchanged."""
+    repo = fx.build(tmp_path / "repo", {**FILES, "data/feeds.json": '[{"url": " a "}]\n'})
+    from tui.engine.grounding import _skeleton
+
+    code = _skeleton("data/feeds.json").split("\n", 1)[1]
+    ollama_server.push(Reply(tool_calls=[{"name": "run_python", "arguments": {"code": code}}]), Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "Strip the urls in data/feeds.json", approver)
+    assert approver.asked == []  # refused before it could be proposed
+    assert "replace it with the code that makes the change" in ollama_server.requests[1]["messages"][-1]["content"]

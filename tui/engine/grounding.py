@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from tui.engine.agent_words import is_question
+from tui.tools.run_command import SKELETON_GAP
 
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
@@ -110,7 +111,7 @@ def _skeleton(path: str) -> str:
                 "body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first\n"
                 f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows([header] + body)")
     return ("Start from this code:\nimport json\n"
-            f"with open({path!r}) as f:\n    data = json.load(f)\n# ... change data here ...\n"
+            f"with open({path!r}) as f:\n    data = json.load(f)\n{SKELETON_GAP}\n"
             f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
 
 

@@ -11,6 +11,7 @@ checkpoint by the same path (edits.apply_edit). The result names the definition'
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal
@@ -37,13 +38,38 @@ def splice(rel: str, text: str, symbol: str, code: str) -> Any:
     raise ToolError(f"edit_symbol works on Python and JS/TS files; for {rel} use edit_file")
 
 
+
+async def _where_instead(ctx: ToolContext, rel: str, symbol: str, code: str) -> str:
+    """A small model names the file after the class (``LRUCache.py``): point to the file that defines it, so the
+    retry edits the real module instead of creating a copy with write_file."""
+    from tui.tools.support.common import repo_files
+
+    names = [n for n in dict.fromkeys([symbol.split(".")[0], Path(rel).stem,
+                                       *re.findall(r"^\s*class\s+(\w+)", code, re.M)]) if n.isidentifier()]
+    sources = [f for f in await repo_files(ctx.repo) if f.endswith(".py")][:2000]
+    for name in names:
+        pattern = re.compile(rf"^(?:class|def|async def)\s+{re.escape(name)}\b", re.M)
+        found = []
+        for path in sources:
+            try:
+                _, data = read_current(ctx, path)
+            except ToolError:
+                continue
+            if data is not None and pattern.search(data.decode("utf-8", "replace")):
+                found.append(path)
+        if len(found) == 1:
+            return (f"{name} is defined in {found[0]}: call edit_symbol with path {found[0]!r} "
+                    f"(a method goes into its class as symbol 'Class.method').")
+    return "Check the path with list_files, or use write_file to create a new file."
+
+
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     rel = str_arg(args, "path")
     symbol = str_arg(args, "symbol")
     code = str_arg(args, "code")
     _, old = read_current(ctx, rel)
     if old is None:
-        raise ToolError(f"{rel} does not exist; use write_file to create it")
+        raise ToolError(f"{rel} does not exist. " + await _where_instead(ctx, rel, symbol, code))
     if b"\0" in old[:8000]:
         raise ToolError(f"{rel} is binary; it cannot be edited as text")
     text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")

@@ -36,6 +36,9 @@ async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
                     command=command, timeout=_timeout(args), arguments=args)
 
 
+
+SKELETON_GAP = "# ... change data here ..."  # the placeholder in grounding's JSON skeleton
+
 async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     """The snippet runs in the project's interpreter (projenv.find_python), chosen now and shown in the command."""
     from tui.projenv import find_python
@@ -43,6 +46,9 @@ async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     code = str_arg(args, "code")
     if not code.strip():
         raise ToolError("code must not be empty")
+    if SKELETON_GAP in code:  # devagent's data skeleton run as given: it would rewrite the file unchanged
+        raise ToolError(f"the code still has the line {SKELETON_GAP.strip()!r}: replace it with the code that makes "
+                        "the change the developer asked for, then call run_python again")
     interp = await asyncio.to_thread(find_python, ctx.repo, ctx.config)
     if not interp.found:
         raise ToolError(f"no Python interpreter for this project: {interp.why}",
