@@ -66,8 +66,11 @@ def test_a_fork_bomb_is_stopped_by_the_pids_cgroup(repo: Path) -> None:
     assert result["killed"] == "processes" and "limits.max_processes" in str(result["tail"]), result
     assert float(result["seconds"]) < 10  # type: ignore[arg-type]
     assert _leftovers() == []
-    quick = _run(repo, "auto", "f(){ f & f & }; f")  # ends by itself (its first copy exits): still bounded
-    assert "forks refused: more than 64 processes" in str(quick["tail"]) or quick["killed"] == "processes", quick
+    # Its first copy exits at once, and the sandbox's init with it, which takes the rest down: on a quiet machine
+    # that can happen before 64 copies exist. Whichever comes first, it ends quickly and leaves nothing behind.
+    quick = _run(repo, "auto", "f(){ f & f & }; f")
+    assert float(quick["seconds"]) < 10 and _leftovers() == [], quick  # type: ignore[arg-type]
+    assert quick["killed"] in ("", "processes"), quick
 
 
 def test_a_fork_bomb_is_stopped_by_the_watchdog(repo: Path) -> None:
