@@ -12,7 +12,6 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import Any
 
 from tui.engine import context, instructions
@@ -21,6 +20,7 @@ from tui.config import Config
 from tui.protocol.errors import ModelError
 from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
                                  ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
+from tui.engine.coach import CLAIMS_CHANGE, COUNTS, REPORTS_CHANGE, RepeatWatch, echoes
 from tui.engine.agent_words import is_question, keeps_tests, wants_test_change
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
@@ -35,17 +35,9 @@ DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "an
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
-ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
-                  r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 MAX_VERIFY = 2
-COUNTS = re.compile(r"\bhow many\b|\bnumber of\b", re.I)  # "how does X count" asks how, not how many
 FINAL_SECONDS = 90  # the forced final answer's own time, after model.turn_seconds
 OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
-_DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
-CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
-# Wider, for answers that end a turn without a chance to push back: any report of a change.
-REPORTS_CHANGE = re.compile(rf"\b(?:{_DONE_WORDS[3:-1]}|stripped|deleted|dropped|appended|inserted|wrote)\b",
-                            re.I)
 
 
 @dataclass
@@ -93,52 +85,6 @@ def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
     if native:
         message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
     return message
-
-
-class RepeatWatch:
-    """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
-    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines; a
-    loop inside one line (``else f'{n}th' if ... else f'{n}th' if ...``) is the same piece of 8-200
-    characters (four or more different ones) written ``REPEATS`` times back to back."""
-
-    REPEATS = 6
-    PERIODS = range(8, 201)
-
-    def __init__(self) -> None:
-        self.tail = ""
-        self.last = ""
-        self.count = 0
-        self.recent = ""
-        self.unchecked = 0
-
-    def _same_piece(self) -> bool:
-        text = self.recent
-        for period in self.PERIODS:
-            span = period * self.REPEATS
-            if span > len(text):
-                return False
-            unit = text[-period:]
-            if len(set(unit)) >= 4 and text[-span:] == unit * self.REPEATS:
-                return True
-        return False
-
-    def looping(self, text: str) -> bool:
-        self.recent = (self.recent + text)[-max(self.PERIODS) * self.REPEATS:]
-        self.unchecked += len(text)
-        if self.unchecked >= 32:
-            self.unchecked = 0
-            if self._same_piece():
-                return True
-        self.tail += text
-        pieces = re.split(r"\n|\\n", self.tail)
-        self.tail = pieces.pop()  # the line still being written
-        for piece in pieces:
-            line = piece.strip()
-            if len(line) < 4:
-                continue  # blank lines, braces: repeating those is normal
-            self.count = self.count + 1 if line == self.last else 1
-            self.last = line
-        return self.count >= self.REPEATS
 
 
 async def _close(stream: Any) -> None:
@@ -346,7 +292,7 @@ class Agent:
                     turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
-                if not turn.echoed and self._echoes(text):  # it repeated devagent's instruction instead of answering
+                if not turn.echoed and echoes(text, self.messages):  # it repeated devagent's instruction instead of answering
                     turn.echoed = True
                     self._ask_again("the model repeated devagent's instruction instead of answering", (
                         f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
@@ -434,23 +380,6 @@ class Agent:
     def _ask_again(self, notice: str, message: str) -> None:
         self.emit(Notice(f"{notice}; asking the model again", "warning"))
         self._append({"role": "user", "content": message, "_tool": True, "_said": True})
-
-    def _echoes(self, text: str) -> bool:
-        """The reply repeats devagent's own words (a grounding hint, a reminder) instead of answering: a small
-        model handed "run it: one run_python call with code like ..." may send that sentence back as its answer."""
-        if ECHO.search(text):
-            return True
-        answer = " ".join(text.lower().split())
-        if len(answer) < 40:
-            return False
-        for message in self.messages:
-            if not (message.get("_grounding") or message.get("_said")):
-                continue
-            ours = " ".join(str(message.get("content") or "").lower().split())
-            match = SequenceMatcher(None, answer, ours, autojunk=False).find_longest_match(0, len(answer), 0, len(ours))
-            if match.size >= 40 and match.size * 2 >= len(answer):
-                return True
-        return False
 
     async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
         """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""

@@ -1,0 +1,81 @@
+"""The small-model countermeasures' detectors: what in a reply shows the model looping, echoing devagent's
+own words or claiming a change (the loop in agent.py decides what to do about each)."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from typing import Any
+
+ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
+                  r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
+COUNTS = re.compile(r"\bhow many\b|\bnumber of\b", re.I)  # "how does X count" asks how, not how many
+_DONE_WORDS = r"(?:added|changed|updated|renamed|modified|fixed|cleaned|removed|created|replaced|edited|written)"
+CLAIMS_CHANGE = re.compile(rf"\b(?:has|have) been {_DONE_WORDS}\b|\bI(?: have|'ve)? {_DONE_WORDS}\b", re.I)
+# Wider, for answers that end a turn without a chance to push back: any report of a change.
+REPORTS_CHANGE = re.compile(rf"\b(?:{_DONE_WORDS[3:-1]}|stripped|deleted|dropped|appended|inserted|wrote)\b",
+                            re.I)
+
+
+class RepeatWatch:
+    """A small model can fall into writing one line again and again until the token limit (minutes on a CPU):
+    seen ``REPEATS`` times in a row, the reply is cut. Lines are split at real and JSON-escaped newlines; a
+    loop inside one line (``else f'{n}th' if ... else f'{n}th' if ...``) is the same piece of 8-200
+    characters (four or more different ones) written ``REPEATS`` times back to back."""
+
+    REPEATS = 6
+    PERIODS = range(8, 201)
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.last = ""
+        self.count = 0
+        self.recent = ""
+        self.unchecked = 0
+
+    def _same_piece(self) -> bool:
+        text = self.recent
+        for period in self.PERIODS:
+            span = period * self.REPEATS
+            if span > len(text):
+                return False
+            unit = text[-period:]
+            if len(set(unit)) >= 4 and text[-span:] == unit * self.REPEATS:
+                return True
+        return False
+
+    def looping(self, text: str) -> bool:
+        self.recent = (self.recent + text)[-max(self.PERIODS) * self.REPEATS:]
+        self.unchecked += len(text)
+        if self.unchecked >= 32:
+            self.unchecked = 0
+            if self._same_piece():
+                return True
+        self.tail += text
+        pieces = re.split(r"\n|\\n", self.tail)
+        self.tail = pieces.pop()  # the line still being written
+        for piece in pieces:
+            line = piece.strip()
+            if len(line) < 4:
+                continue  # blank lines, braces: repeating those is normal
+            self.count = self.count + 1 if line == self.last else 1
+            self.last = line
+        return self.count >= self.REPEATS
+
+
+def echoes(text: str, messages: list[dict[str, Any]]) -> bool:
+    """The reply repeats devagent's own words (a grounding hint, a reminder) instead of answering: a small
+    model handed "run it: one run_python call with code like ..." may send that sentence back as its answer."""
+    if ECHO.search(text):
+        return True
+    answer = " ".join(text.lower().split())
+    if len(answer) < 40:
+        return False
+    for message in messages:
+        if not (message.get("_grounding") or message.get("_said")):
+            continue
+        ours = " ".join(str(message.get("content") or "").lower().split())
+        match = SequenceMatcher(None, answer, ours, autojunk=False).find_longest_match(0, len(answer), 0, len(ours))
+        if match.size >= 40 and match.size * 2 >= len(answer):
+            return True
+    return False
