@@ -15,14 +15,16 @@ def _conv(tool_chars: int, n: int) -> list[dict]:
     return msgs
 
 
-def test_fits_by_trimming_old_tool_output_first() -> None:
+def test_fits_by_removing_old_tool_output_first() -> None:
     msgs = _conv(4000, 4)
     out, used, trimmed = context.fit(msgs, limit=2048, reserve=512)
     assert used <= 2048 - 512
     assert trimmed >= 1
     assert out[0]["role"] == "system" and out[-1]["content"] == "the latest question"
-    assert any(m["content"] == context.TRIMMED for m in out)
-    assert any(m["content"].startswith("answer") for m in out), "answers survive when trimming tool output suffices"
+    assert sum(1 for m in out if m.get("_tool")) < 4  # old tool output went, whole
+    assert all(m in msgs for m in out)  # nothing already sent was edited
+    assert [m["content"] for m in out if m["content"].startswith("question")] == [f"question {i}" for i in range(4)]
+    assert sum(1 for m in out if m["content"].startswith("answer")) == 4, "requests and answers survive"
 
 
 def test_drops_old_turns_when_trimming_is_not_enough() -> None:

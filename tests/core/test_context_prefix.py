@@ -1,8 +1,9 @@
 """context.Fitter keeps the conversation prefix byte-identical across requests, so the server's cache serves it.
 
 Property: across a multi-step turn, each request's messages start with the previous request's messages,
-except where the budget forced a cut; and then the cut is at the end (after the system prompt, the
-request and its grounding, in the current turn's newest results), never in the middle.
+except where the budget forced a cut; and a cut removes whole messages after the system prompt, the
+request and its grounding (the current turn's older steps), never edits one already sent, so the
+server's cache reuse serves the messages after the gap. The newest result names what was removed.
 """
 
 from __future__ import annotations
@@ -59,9 +60,14 @@ def test_each_request_extends_the_last_or_cuts_only_at_the_end(system: int, grou
         else:
             first = _common(previous, sent)
             assert first > ground  # the cut is after the request and its grounding
-            changed = [i for i in range(first, len(previous)) if previous[i] != sent[i]]
-            assert all(context.TRIMMED in sent[i]["content"] for i in changed)  # only results shortened
-            assert all(previous[i]["role"] == "user" and previous[i].get("_tool") for i in changed)
+            kept = [m for m in sent[first:] if m in previous[first:]]
+            it = iter(previous[first:])
+            assert all(any(m == p for p in it) for m in kept)  # what stays is in order: only deletions
+            removed = [m for m in previous[first:] if m not in sent]
+            assert all(m.get("_tool") or m["role"] == "assistant" for m in removed)  # steps, not the request
+            gone = [m["content"].split("(path=", 1)[1].split(")", 1)[0] for m in removed if m.get("_tool")]
+            if gone and sent[-1] not in previous:
+                assert context.REMOVED in sent[-1]["content"] and all(g in sent[-1]["content"] for g in gone)
         protected = context.estimate_tokens(sent[: ground + 1]) + context.message_tokens(sent[-2]) + 400
         if protected + (len(sent) - ground) * 20 <= BUDGET:
             assert used <= BUDGET
@@ -112,5 +118,5 @@ def test_the_same_conversation_is_sent_byte_identical() -> None:
     messages += [_call(0), _result(0, 14000)]
     fitter = context.Fitter()
     once = fitter.fit(messages, LIMIT, RESERVE)[0]
-    assert any(context.TRIMMED in m["content"] for m in once)
+    assert any(context.TRIMMED in m["content"] for m in once)  # the latest result itself, shortened
     assert fitter.fit(messages, LIMIT, RESERVE)[0] == once

@@ -93,3 +93,41 @@ def test_model_process_dies_with_devagent(real_model_path: Path, tmp_path: Path)
     finally:
         if owner.poll() is None:
             owner.kill()
+
+
+def _code(name: str, lines: int) -> str:
+    return "\n".join(f"def {name}_{i}(x):\n    return x * {i} + {len(name)}" for i in range(lines))
+
+
+async def test_a_step_the_fitter_removes_is_not_a_reason_to_read_the_rest_again(real_model_path: Path) -> None:
+    """When the context is full, the Fitter removes an older step whole and the server (llama.cpp with cache
+    reuse) shifts the cached messages after the gap into place: only the new step is read."""
+    from tui.engine import context
+
+    backend = EmbeddedBackend(real_model_path, config(), DEADLINES)
+    fitter = context.Fitter()
+    messages: list[dict] = [
+        {"role": "system", "content": "You are a coding assistant. Answer with one JSON tool call."},
+        {"role": "user", "content": "Which function returns x * 7 + 5?"},
+    ]
+    for step, name in enumerate(("alpha", "gamma")):
+        messages += [{"role": "assistant", "content": f'{{"name": "read_file", "arguments": {{"path": "{name}.py"}}}}'},
+                     {"role": "user", "_tool": True, "content": f"Result of read_file(path={name}.py):\n" + _code(name, 40)}]
+    limit, reserve = 1000, 100
+    try:
+        await backend.connect()
+        first, _, cuts = fitter.fit(messages, limit, reserve)
+        assert cuts == 0
+        await backend.warm(context.wire(first))
+        messages += [{"role": "assistant", "content": '{"name": "read_file", "arguments": {"path": "omega.py"}}'},
+                     {"role": "user", "_tool": True, "content": "Result of read_file(path=omega.py):\n" + _code("omega", 2)}]
+        second, _, cuts = fitter.fit(messages, limit, reserve)
+        assert cuts > 0 and not any("alpha_3" in m["content"] for m in second)  # the oldest step went, whole
+        assert any("gamma_3" in m["content"] for m in second) and context.REMOVED in second[-1]["content"]
+        timings = await backend.warm(context.wire(second))
+    finally:
+        await backend.close()
+    gamma_tokens = context.message_tokens(messages[4]) + context.message_tokens(messages[5])  # after the gap
+    # Without cache reuse every token after the gap (the whole gamma step, ~300) is read again.
+    assert int(timings["prompt_n"]) < gamma_tokens // 2, timings
+    assert int(timings["cache_n"]) > gamma_tokens, timings

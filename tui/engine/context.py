@@ -2,10 +2,13 @@
 
 A model server reuses its prompt cache for the longest unchanged prefix of a request, and on two CPU
 cores every re-processed token costs about 16 ms. So a Fitter remembers what it sent for each message
-and sends it again byte for byte; when the budget forces a cut, it cuts as late as it can: first the
-current turn's older tool results, newest first (the cache keeps everything before them); only when
-that is not enough, or when a new turn starts with the window nearly full, the older turns (once, with
-room to spare, so the next steps need no cut); last, the latest results themselves. The system
+and sends it again byte for byte. When the budget forces a cut, it removes whole messages, never edits
+one already sent: a request is then the previous one with messages taken out, and llama.cpp's cache
+reuse (the embedded backend turns it on) shifts the cached messages after the gap into place instead of
+reading them again. The order: first the current turn's older steps (a call with its results), oldest
+first, named in a note in the newest result; only when that is not enough, or when a new turn starts
+with the window nearly full, the older turns (once, with room to spare, so the next steps need no cut:
+their steps, then whole turns); last, the latest results themselves (new text, shortened). The system
 prompt, the current request and its grounding are never cut.
 """
 
@@ -17,6 +20,8 @@ from typing import Any
 from tui.tools.support.common import CHARS_PER_TOKEN
 
 TRIMMED = "[output trimmed to fit the model's context]"
+REMOVED = "To fit the model's context, devagent removed the output of these earlier steps"
+NOTE_ROOM = 60  # tokens kept free for the note naming removed steps
 HIGH, LOW = 0.8, 0.6  # a new turn above HIGH of the budget cuts the older turns down to LOW
 
 
@@ -39,10 +44,33 @@ def window(context_length: int, configured: int, cap: int) -> int:
     return max(1024, min(limit, context_length or limit, cap or limit))
 
 
-def _trimmed(message: dict[str, Any]) -> str:
-    """A tool result's replacement: its first line says which call it answered (text-protocol results)."""
+def _step_name(message: dict[str, Any]) -> str:
+    """What a result answered, for the note that says it was removed: ``read_file(path=x.py)``."""
     first = (message.get("content") or "").split("\n", 1)[0]
-    return f"{first}\n{TRIMMED}" if first.startswith("Result of ") else TRIMMED
+    if first.startswith("Result of "):
+        return first.removeprefix("Result of ").removesuffix(":")[:120]
+    return str(message.get("tool_name") or "")
+
+
+def _steps(sent: list[dict[str, Any] | None], start: int, end: int) -> list[list[int]]:
+    """The removable units in sent[start:end], in order: a model reply with the results that follow it, or
+    results that follow a request directly (an older turn's grounding). Requests and final answers are not."""
+    units: list[list[int]] = []
+    i = start
+    while i < end:
+        message = sent[i]
+        if message is None:
+            i += 1
+            continue
+        j = i + 1 if message.get("role") == "assistant" else i
+        while j < end and (sent[j] is None or sent[j].get("_tool")):
+            j += 1
+        if j > i and any(sent[k] is not None and sent[k].get("_tool") for k in range(i, j)):
+            units.append([k for k in range(i, j) if sent[k] is not None])
+            i = j
+        else:
+            i += 1
+    return units
 
 
 class _Plan:
@@ -88,33 +116,54 @@ class Fitter:
                      default=len(messages))
         new_turn = last_user < len(messages) and fresh[last_user]
         if plan.used > budget:
-            self._cut_turn(plan, ground + 1, latest, budget)
+            self._note(plan, fresh, self._cut_turn(plan, ground + 1, latest, budget - NOTE_ROOM))
         if plan.used > budget or (new_turn and plan.used > budget * HIGH):
             self._cut_history(plan, last_user, int(budget * LOW))
         if plan.used > budget:
-            self._cut_latest(plan, last_user, budget)
+            self._cut_latest(plan, [i > last_user and new for i, new in enumerate(fresh)], budget)
+        if plan.used > budget:  # the new text alone could not make room: what was sent before is cut too
+            self._cut_latest(plan, [i > last_user for i in range(len(fresh))], budget)
         self._sent = [(src, sent) for src, sent in zip(messages, plan.sent)]
         return [m for m in plan.sent if m is not None], plan.used, plan.cuts
 
     @staticmethod
-    def _cut_turn(plan: _Plan, start: int, end: int, budget: int) -> None:
-        """The current turn's results before the latest, newest first: the cached prefix before them stays."""
-        for i in range(end - 1, start - 1, -1):
+    def _cut_turn(plan: _Plan, start: int, end: int, budget: int) -> list[str]:
+        """The current turn's steps before the latest, oldest first, each removed whole (the model's call with
+        its results): the request is then the previous one with messages taken out, which a server reusing
+        cached chunks (llama.cpp's cache reuse) serves without reading the steps after the gap again, and
+        the model keeps its most recent steps. Returns what went."""
+        removed: list[str] = []
+        for unit in _steps(plan.sent, start, end):
             if plan.used <= budget:
-                return
+                break
+            removed += [_step_name(plan.sent[i]) for i in unit if plan.sent[i].get("_tool")]
+            for i in unit:
+                plan.replace(i, None)
+        return [name for name in removed if name]
+
+    @staticmethod
+    def _note(plan: _Plan, fresh: list[bool], removed: list[str]) -> None:
+        """Say in the newest result (new text, not yet cached) which earlier steps were taken out."""
+        if not removed:
+            return
+        for i in range(len(plan.sent) - 1, -1, -1):
             message = plan.sent[i]
-            if message is not None and message.get("_tool") and TRIMMED not in (message.get("content") or ""):
-                plan.shorten(i, _trimmed(message))
+            if message is not None and fresh[i] and message.get("_tool") and not message.get("_grounding"):
+                names = ", ".join(dict.fromkeys(removed))
+                plan.shorten(i, (message.get("content") or "") + f"\n[{REMOVED}: {names}. Call again if you "
+                                                                  "need one.]")
+                plan.cuts -= 1  # the note itself is not a cut
+                return
 
     @staticmethod
     def _cut_history(plan: _Plan, last_user: int, target: int) -> None:
-        """Older turns, once and with room to spare: their tool output first, then whole turns, oldest first."""
-        for i in range(1, last_user):
+        """Older turns, once and with room to spare: their steps first (requests and answers stay), then whole
+        turns, oldest first. Whole messages only, so the rest of the prefix can still be served from cache."""
+        for unit in _steps(plan.sent, 1, last_user):
             if plan.used <= target:
                 return
-            message = plan.sent[i]
-            if message is not None and message.get("_tool") and TRIMMED not in (message.get("content") or ""):
-                plan.shorten(i, _trimmed(message))
+            for i in unit:
+                plan.replace(i, None)
         for i in range(1, last_user):
             message = plan.sent[i]
             if message is None or message.get("role") == "system":
@@ -125,12 +174,12 @@ class Fitter:
             plan.replace(i, None)
 
     @staticmethod
-    def _cut_latest(plan: _Plan, last_user: int, budget: int) -> None:
-        """Still too big: shorten the newest tool outputs (and oversized call arguments) too."""
+    def _cut_latest(plan: _Plan, allowed: list[bool], budget: int) -> None:
+        """Still too big: shorten the newest tool outputs (and oversized call arguments) too, where allowed."""
         room = max(200, (budget * CHARS_PER_TOKEN) // 4)
-        for i in range(last_user + 1, len(plan.sent)):
+        for i in range(len(plan.sent)):
             message = plan.sent[i]
-            if message is None:
+            if message is None or not allowed[i]:
                 continue
             if message.get("_tool") and len(message.get("content", "")) > 400 and not message.get("_grounding"):
                 plan.shorten(i, message["content"][:room] + "\n" + TRIMMED)
@@ -139,7 +188,7 @@ class Fitter:
                     {"function": {"name": c.get("function", {}).get("name", ""), "arguments": {"note": TRIMMED}}}
                     for c in message["tool_calls"]]})
         while plan.used > budget:  # a quarter each was still too much: take the excess from the largest result
-            sizes = [(len(m.get("content") or ""), i) for i, m in enumerate(plan.sent) if i > last_user and m
+            sizes = [(len(m.get("content") or ""), i) for i, m in enumerate(plan.sent) if allowed[i] and m
                      and m.get("_tool") and not m.get("_grounding") and len(m.get("content") or "") > 400]
             if not sizes:
                 return

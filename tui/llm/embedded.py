@@ -65,6 +65,9 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
+CACHE_REUSE_CHUNK = 64  # tokens: the shortest run of the cached prompt worth shifting into place (llama.cpp --cache-reuse)
+
+
 class EmbeddedServer:
     """A llama.cpp HTTP server on 127.0.0.1, owned by this process."""
 
@@ -263,6 +266,9 @@ def _serve(argv: list[str] | None = None) -> int:
     params.model.path = args.model
     params.n_ctx = args.context
     params.n_parallel = 1
+    # Reuse cached chunks after a deletion in the middle of the prompt (KV shifting): when the context
+    # fitter drops an older step or devagent forgets a retried reply, the messages after it are not read again.
+    params.n_cache_reuse = CACHE_REUSE_CHUNK
     params.cpuparams.n_threads = args.threads or default_threads()
     params.cpuparams_batch.n_threads = args.threads or default_threads()
     params.hostnames = ["127.0.0.1"]
