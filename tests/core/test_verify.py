@@ -223,9 +223,28 @@ async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_as
                                   "tests.", approver)
     after_run = ollama_server.requests[1]["messages"][-1]["content"]
     assert "The failing test test_mul calls mul (defined in calc/ops.py)" in after_run
+    assert "was changed by" not in after_run  # the bug came with the first commit: no recent change to show
     assert "the developer said not to edit the tests" in ollama_server.requests[2]["messages"][-1]["content"]
     assert (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
     assert "return a * b\n" in (repo / "calc/ops.py").read_text() and done.text == "Fixed mul."
+
+
+async def test_a_function_broken_by_the_last_commit_is_shown_with_the_lines_it_changed(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    import subprocess
+
+    good = {**BUGGY, "calc/ops.py": CALC}
+    repo = fx.build(tmp_path / "repo", good)
+    (repo / "calc/ops.py").write_text(BUGGY["calc/ops.py"])
+    subprocess.run(["git", "commit", "-qam", "tidy"], cwd=repo, check=True)
+    (repo / "calc/text.py").write_text("def shout(s):\n    return s.upper() + '!'\n")  # uncommitted, elsewhere
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+                       Reply("Found it."))
+    await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails since my last commit; why?",
+                     ScriptedApprover([Decision("approve")]))
+    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "mul was changed by the last commit (- before, + now):\n-    return a * b\n+    return a * b + 1" in after_run
+    assert "add" not in after_run.split("was changed by", 1)[1]  # only the lines of the function the test calls
 
 
 async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, ollama_server: ScriptedOllama) -> None:

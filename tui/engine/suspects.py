@@ -1,13 +1,16 @@
 """Where the bug behind a failing test most likely is: the code the failing test calls.
 
 A small model shown "assert '13rd' == '13th'" edits the test (the only code it has seen). Naming the
-function the test calls, and the file that defines it, sends it to the code instead.
+function the test calls, and the file that defines it, sends it to the code instead. And where that
+function was changed recently (uncommitted, or by one of the last few commits), the changed lines are
+what a developer looks at first ("it broke since my last commit"): they are shown too, a few at most.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +61,56 @@ def hint(repo: Path, failures: list[dict[str, Any]], is_test: Any, where: Any, r
         if found:
             text = " and ".join(f"{n} (defined in {p})" for n, p in found)
             n, p = found[0]
-            return (f"The failing test {test.split('::')[-1]} calls {text}. Unless the test itself is wrong, the bug "
+            lead = (f"The failing test {test.split('::')[-1]} calls {text}. Unless the test itself is wrong, the bug "
                     f"is there: outline(path=\"{p}\", symbol=\"{n}\") shows its code.")
+            return lead + recent_change(repo, p, n, read(repo, p))
     return ""
+
+
+RECENT_COMMITS = 5  # a change older than this many commits is history, not a suspect
+MAX_LINES = 12
+
+
+def _hunks(diff: str, start: int, end: int) -> list[str]:
+    """The changed lines of a -U0 diff whose new-side range meets lines start..end."""
+    shown: list[str] = []
+    keep = False
+    for line in diff.splitlines():
+        match = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", line)
+        if match:
+            first = int(match.group(1))
+            count = int(match.group(2)) if match.group(2) is not None else 1
+            keep = first <= end and first + max(count, 1) - 1 >= start
+        elif keep and line[:1] in "+-" and not line.startswith(("+++", "---")):
+            shown.append(line[:160])
+    return shown
+
+
+def recent_change(repo: Path, path: str, name: str, text: str) -> str:
+    """The lines of ``name`` (in ``path``) that were changed recently, as a short diff ('' when none)."""
+    from tui.git import gitsafe
+    from tui.symbols import outline_of, walk
+
+    symbol = next((s for s in walk(outline_of(path, text).symbols) if s.name == name and s.exact), None)
+    if symbol is None:
+        return ""
+    try:
+        diff = gitsafe.run_text(repo, "diff", "-U0", "--no-color", "HEAD", "--", path, timeout=10).stdout
+        lines, when = _hunks(diff, symbol.start, symbol.end), "uncommitted changes"
+        if not lines and not diff.strip():  # the file is as committed: its last commit's lines are today's
+            recent = gitsafe.run_text(repo, "log", f"-{RECENT_COMMITS}", "--format=%H", timeout=10).stdout.split()
+            last, *parents = gitsafe.run_text(repo, "log", "-1", "--format=%H %P", "--", path,
+                                              timeout=10).stdout.split() or [""]
+            if last in recent and parents:  # a root commit (the first import) "changed" every line: no suspect
+                diff = gitsafe.run_text(repo, "show", "-U0", "--no-color", "--format=", last, "--", path,
+                                        timeout=10).stdout
+                lines = _hunks(diff, symbol.start, symbol.end)
+                ago = recent.index(last)
+                when = "the last commit" if ago == 0 else f"a commit {ago} before the last"
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ""
+    if not lines:
+        return ""
+    more = f"\n(and {len(lines) - MAX_LINES} more changed lines)" if len(lines) > MAX_LINES else ""
+    return (f"\n{name} was changed by {when} (- before, + now):\n" + "\n".join(lines[:MAX_LINES]) + more +
+            "\nIf the bug is in those lines, fix them with edit_file.")
