@@ -262,6 +262,32 @@ async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, o
     assert "sub" in (repo / "calc/__init__.py").read_text() and done.text.startswith("Added sub to calc/ops.py")
 
 
+async def test_an_export_the_request_asks_for_is_pointed_out_in_the_packages_init(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
+                                                "code": "def sub(a, b):\n    return a - b\n"}}
+    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and exported it."), Reply("Done."))
+    await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and export it from the calc package",
+                     ScriptedApprover([Decision("approve")] * 2), fast_config(repo, verify="off"))
+    reminder = ollama_server.requests[2]["messages"][-1]["content"]
+    assert reminder.startswith("Not finished yet") and "It names calc/__init__.py" in reminder
+
+
+def test_the_file_an_export_lands_in() -> None:
+    from tui.engine.mentions import export_file
+
+    files = ["src/humanize/__init__.py", "src/humanize/number.py", "src/humanize/i18n/__init__.py",
+             "src/humanize/i18n/core.py", "lib/utils.js", "lib/index.js", "lib/parse.js"]
+    prompt = "Add percentage() to number.py and export it from the humanize package"
+    assert export_file(prompt, files, {"src/humanize/number.py"}) == "src/humanize/__init__.py"
+    assert export_file("export it from the humanize package", files, {"src/humanize/i18n/core.py"}) == \
+        "src/humanize/__init__.py"  # the package the request names, not the nearest one
+    assert export_file("add it and export it", files, {"src/humanize/i18n/core.py"}) == "src/humanize/i18n/__init__.py"
+    assert export_file("add merge() to lib/utils.js and export it", files, {"lib/utils.js"}) == "lib/index.js"
+    assert export_file("Add percentage() to number.py", files, {"src/humanize/number.py"}) == ""  # no export asked
+
+
 async def test_a_definition_replaced_unread_is_shown_first(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     repo = fx.build(tmp_path / "repo", FILES)
     blind = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "mul",

@@ -335,11 +335,13 @@ class Agent:
         "added and exported" after the first of three parts."""
         if turn.parts_reminded or not turn.touched or is_question(self.prompt):
             return False
-        from tui.engine.mentions import mentioned
+        from tui.engine.mentions import export_file, mentioned
         from tui.tools.support.common import repo_files
 
-        named = [p for p in mentioned(self.prompt, await repo_files(self.ctx.repo), 5) if p not in turn.touched
-                 and not (is_test(p) and not wants_test_change(self.prompt))]
+        files = await repo_files(self.ctx.repo)
+        export = export_file(self.prompt, files, turn.touched)  # "export it from the package": its __init__.py
+        named = [p for p in dict.fromkeys([*mentioned(self.prompt, files, 5), *([export] if export else [])])
+                 if p not in turn.touched and not (is_test(p) and not wants_test_change(self.prompt))]
         if not named:
             return False
         turn.parts_reminded = True

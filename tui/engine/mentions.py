@@ -24,3 +24,32 @@ def mentioned(prompt: str, files: list[str], limit: int = 3) -> list[str]:
         if path and path not in found:
             found.append(path)
     return found[:limit]
+
+
+_EXPORT = re.compile(r"\bexport(?:s|ed|ing)?\b|\b__all__\b|\bre-?export", re.IGNORECASE)
+_JS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+
+
+def export_file(prompt: str, files: list[str], touched: set[str] | list[str]) -> str:
+    """Where a request to "export it" lands: the package's ``__init__.py`` (the package the prompt names, else
+    the nearest one above a changed module) or a JS package's index file. '' when the request exports nothing."""
+    if not _EXPORT.search(prompt):
+        return ""
+    tracked = set(files)
+    words = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_.-]*", prompt)}
+    inits = [f for f in files if f.endswith("/__init__.py") or f == "__init__.py"]
+    named = [f for f in inits if f.rsplit("/", 2)[-2].lower() in words] if inits else []
+    for path in sorted(touched):
+        if path.endswith(".py") and not path.endswith("__init__.py"):
+            parts = path.split("/")[:-1]
+            above = ["/".join(parts[:i] + ["__init__.py"]) for i in range(len(parts), 0, -1)]
+            candidates = [f for f in named if any(f == a for a in above)] or [a for a in above if a in tracked]
+            if candidates:
+                return candidates[0]
+        elif path.endswith(_JS) and "/index." not in f"/{path}":
+            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            for name in ("index.js", "index.ts", "index.mjs"):
+                candidate = f"{folder}/{name}" if folder else name
+                if candidate in tracked and candidate != path:
+                    return candidate
+    return named[0] if len(named) == 1 else ""
