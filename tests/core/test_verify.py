@@ -154,6 +154,35 @@ async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: 
     assert (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
 
 
+async def test_a_questions_code_run_is_offered_as_the_answer(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    run = {"name": "run_python", "arguments": {"code": "from calc.ops import mul; print(mul(2, 3))"}}
+    edit = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "mul",
+                                                 "code": "def mul(a, b):\n    return 6\n"}}
+    ollama_server.push(Reply(tool_calls=[run]), Reply('{"done": true, "answer": "mul(2, 3) returns 6."}'),
+                       Reply(tool_calls=[edit]))  # what a 1.5B model did next when it was not asked
+    approver = ScriptedApprover([Decision("approve")])
+    _, done, _ = await run_prompt(repo, ollama_server.url, "What does mul return for 2 and 3?", approver)
+    asked = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "6" in ollama_server.requests[1]["messages"][-2].get("content", "")  # the output, then the question
+    assert asked.startswith("Does that output answer the developer's question?")
+    assert done.text == "mul(2, 3) returns 6." and [p.tool for p in approver.asked] == ["run_python"]
+    assert len(ollama_server.requests) == 2 and (repo / "calc/ops.py").read_text() == CALC
+    assert not (repo / "calc/__pycache__").exists()  # running a snippet leaves nothing behind in the repo
+
+
+async def test_a_questions_code_run_that_does_not_answer_it_lets_the_turn_go_on(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    run = {"name": "run_python", "arguments": {"code": "import calc; print(calc.__file__)"}}
+    ollama_server.push(Reply(tool_calls=[run]), Reply('{"done": false, "answer": ""}'), Reply("It returns 6."))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "What does mul return for 2 and 3?",
+                                  ScriptedApprover([Decision("approve")]))
+    third = ollama_server.requests[2]["messages"]
+    assert done.text == "It returns 6."
+    assert not any("Does that output answer" in (m.get("content") or "") for m in third)  # forgotten, not sent
+
+
 async def test_an_edit_written_for_a_question_is_cut_while_it_streams(tmp_path: Path,
                                                                       ollama_server: ScriptedOllama) -> None:
     repo = fx.build(tmp_path / "repo", FILES)

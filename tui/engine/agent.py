@@ -52,6 +52,7 @@ class _Turn:
     pushed_back: bool = False
     warned_repeat: bool = False
     nudged_repeat: bool = False
+    answer_checked: bool = False  # a question's run_python output was offered as the answer once
     asked_question: bool = False
     echoed: bool = False
     looped: bool = False
@@ -351,12 +352,13 @@ class Agent:
             "say why in plain text."))
         return True
 
-    async def _done_check(self, turn: "_Turn") -> TurnDone | None:
-        """After a change, ask (constrained) whether the request is complete: small models otherwise keep going
-        and undo their own work. Done: the turn ends with the model's summary. Not done: the loop goes on."""
-        if await self._untouched(turn):
+    async def _done_check(self, turn: "_Turn", ask: str = "") -> TurnDone | None:
+        """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:
+        small models otherwise keep going and undo their own work. Done: the turn ends with the model's summary.
+        Not done: the loop goes on."""
+        if not ask and await self._untouched(turn):
             return None
-        question = {"role": "user", "_tool": True, "content": (
+        question = {"role": "user", "_tool": True, "content": ask or (
             f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
             '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
             '"done": false when more changes or commands are still needed.')}
@@ -432,6 +434,15 @@ class Agent:
                         return done
                 continue
             result = self.last_result
+            if result and result.ok and call.name == "run_python" and call is calls[-1] and not turn.answer_checked \
+                    and is_question(self.prompt) and result.output.strip():
+                turn.answer_checked = True  # the code ran: a 1.5B model otherwise goes on to "fix" the function
+                done = await self._done_check(turn, (
+                    f"Does that output answer the developer's question? The developer asked: {_short(self.prompt)} "
+                    'Reply with JSON: "done": true and an "answer" (the answer itself: the facts, values and names, '
+                    'from the output) when it does; "done": false when another step is needed.'))
+                if done:
+                    return done
             if result and result.ok and call.name == "run_tests":
                 turn.unverified = ""  # the model ran the tests after its change, and they passed
             if result and not result.ok and not result.summary.startswith("rejected"):

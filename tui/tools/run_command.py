@@ -55,7 +55,7 @@ async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
                         "Tell the developer: create the project's environment or set project.python.")
     first = next((ln for ln in code.splitlines() if ln.strip()), "")
     shown = interp.shown(ctx.repo)
-    command = f"{shown} -c {code!r}" if "\n" not in code else f"{shown} - <<'EOF'\n" + code + "\nEOF"
+    command = f"{shown} -B -c {code!r}" if "\n" not in code else f"{shown} -B - <<'EOF'\n" + code + "\nEOF"
     return Proposal(id=new_proposal_id(), kind="python", tool="run_python", summary=f"python: {first.strip()}",
                     code=code, command=command, timeout=_timeout(args),
                     arguments={**args, "_python": interp.python, "_python_line": interp.line(ctx.repo)})
@@ -84,7 +84,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
 
             python = find_python(ctx.repo, ctx.config).python or "python3"
         python_line = str(proposal.arguments.get("_python_line") or f"python: {python}")
-        argv: str | list[str] = [python, "-c", proposal.code or ""]
+        argv: str | list[str] = [python, "-B", "-c", proposal.code or ""]  # -B: no __pycache__ left in the repo
         shown = proposal.summary
     else:
         argv = (decision.command or proposal.command or "").strip()
