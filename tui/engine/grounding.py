@@ -77,6 +77,10 @@ def run_it(repo: Path, prompt: str, files: list[str]) -> str:
 
 def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = None) -> list[str]:
     out: list[str] = []
+    if repo is not None and is_question(prompt):
+        from tui.engine import described
+
+        out.append(described.hint(repo, prompt, files))
     if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
             {"run_python", "run_command"} <= tools:
         hint = run_it(repo, prompt, files)
@@ -95,7 +99,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
                    "every row in code and writes it back to the same path; do not retype the data with edit_file "
                    "or write_file. " + _skeleton(data[0]))
-    return out
+    return [h for h in out if h]
 
 
 def _skeleton(path: str) -> str:

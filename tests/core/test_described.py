@@ -1,0 +1,42 @@
+""""Which function turns a dict back into XML?": the definition whose own description says so is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core import fixtures_repos as fx
+from tui.engine.grounding import turn_context
+
+FILES = {
+    "xmlconv.py": ('def parse(xml_input):\n    """Parse the given XML input and convert it into a dictionary."""\n'
+                   '    return {}\n\n\ndef unparse(input_dict):\n    """Emit an XML document for the given `input_dict` '
+                   '(reverse of `parse`)."""\n    return ""\n\n\nclass Cache:\n    """A cache."""\n\n'
+                   '    def evict(self):\n        """Remove the least recently used entry."""\n'),
+    "lib/merge.js": ("/**\n * Combine two plain objects into a new one, the second winning.\n * @param {object} a\n */\n"
+                     "function merge(a, b) { return Object.assign({}, a, b); }\nmodule.exports = merge;\n"),
+    "tests/test_xmlconv.py": 'def test_unparse():\n    """Emit XML for a dict: the test, not the code."""\n',
+}
+
+
+def _grounding(tmp_path: Path, prompt: str) -> str:
+    repo = fx.build(tmp_path / "repo", FILES)
+    return turn_context(repo, prompt, list(FILES), {"read_file", "outline"}, 4096)
+
+
+def test_a_which_function_question_names_the_definition_its_description_matches(tmp_path: Path) -> None:
+    text = _grounding(tmp_path, "Which function turns a dict back into XML, and in which file is it?")
+    listed = text.split("matches the question best", 1)[1].splitlines()[1:]
+    assert listed[0] == "- xmlconv.py: unparse: Emit an XML document for the given `input_dict` (reverse of `parse`)."
+    assert not any("tests/" in line for line in listed)  # tests describe the code, they are not it
+
+
+def test_methods_and_js_doc_comments_count(tmp_path: Path) -> None:
+    assert "- xmlconv.py: Cache.evict: Remove the least recently used entry." in \
+        _grounding(tmp_path, "Which method removes the least recently used entry?")
+    assert "- lib/merge.js: merge: Combine two plain objects into a new one, the second winning." in \
+        _grounding(tmp_path / "js", "Which function combines two objects?")
+
+
+def test_other_questions_and_requests_get_no_list(tmp_path: Path) -> None:
+    assert "matches the question best" not in _grounding(tmp_path, "What does unparse return for {}?")
+    assert "matches the question best" not in _grounding(tmp_path / "b", "Make unparse emit an XML document.")

@@ -1,0 +1,101 @@
+"""Which definition does what the developer describes: "which function turns a dict back into XML?"
+
+The repo map lists names; a name such as ``unparse`` does not say "dict to XML", and a 1.5B model then
+answers with the name that looks closest to the question (``parse``). The first line of each definition's
+docstring (Python) or doc comment (JS/TS) does say it, so for questions of that kind the definitions
+whose description shares the most words with the question are listed with that line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from tui.engine.repomap import TEST_PATH, words
+
+ASKS_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:function|method|class|module|file|code|helper|part|"
+                        r"routine|api)s?\b|\bwhere\b.*\b(?:done|handled|implemented|defined|happens|computed|made|"
+                        r"converted|parsed|built|formatted|written|checked|validated)\b", re.I)
+SOURCES = (".py", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+MAX_FILES, MAX_BYTES, SHOWN, WIDTH = 400, 300_000, 3, 110
+QUESTION_WORDS = {"which", "what", "where", "who", "how", "does", "do", "function", "method", "class", "module",
+                  "file", "code", "helper", "part", "into", "back", "defined", "implemented", "done", "handled",
+                  "there", "them", "its", "are", "was", "were", "has", "have", "when", "repo", "repository"}
+
+
+def _first_line(doc: str) -> str:
+    text = " ".join(doc.strip().split())
+    return re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s", text, 1)[0][:WIDTH] if text else ""
+
+
+def python_docs(text: str) -> list[tuple[str, str]]:
+    """(qualified name, first docstring sentence) of the classes, functions and methods of a module."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[tuple[str, str]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                doc = _first_line(ast.get_docstring(node) or "")
+                if doc and not (node.name.startswith("_") and not node.name.startswith("__")):
+                    out.append((prefix + node.name, doc))
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return out
+
+
+_JS_DOC = re.compile(r"/\*\*((?:[^*]|\*(?!/))*)\*/\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?"
+                     r"(?:function\*?\s+([A-Za-z_$][\w$]*)|(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=|"
+                     r"class\s+([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?function)")
+
+
+def js_docs(text: str) -> list[tuple[str, str]]:
+    """(name, first sentence) of the definitions a ``/** ... */`` comment directly precedes."""
+    out: list[tuple[str, str]] = []
+    for match in _JS_DOC.finditer(text):
+        name = next((g for g in match.groups()[1:] if g), "")
+        lines = [re.sub(r"^\s*\*\s?", "", ln) for ln in match.group(1).splitlines()]
+        prose = " ".join(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("@"))
+        doc = _first_line(prose)
+        if name and doc:
+            out.append((name, doc))
+    return out
+
+
+def matches(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, str, str, str]]:
+    """(shared words, path, name, description), best first."""
+    wanted = words(prompt) - QUESTION_WORDS
+    found: list[tuple[int, str, str, str]] = []
+    sources = [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]
+    for path in sources:
+        full = repo / path
+        try:
+            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
+                continue
+            text = full.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name, doc in python_docs(text) if path.endswith(".py") else js_docs(text):
+            shared = len(wanted & (words(doc) | words(name)))
+            if shared >= 2:
+                found.append((shared, path, name, doc))
+    found.sort(key=lambda item: (-item[0], item[1], item[2]))
+    return found
+
+
+def hint(repo: Path, prompt: str, files: list[str]) -> str:
+    """For "which function does X": the definitions whose description matches the question ('' if none)."""
+    if not ASKS_WHICH.search(prompt):
+        return ""
+    best = matches(repo, prompt, files)[:SHOWN]
+    if not best:
+        return ""
+    lines = [f"- {path}: {name}: {doc}" for _, path, name, doc in best]
+    return "Definitions whose own description matches the question best (file: name: first line):\n" + \
+        "\n".join(lines)
