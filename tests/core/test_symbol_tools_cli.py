@@ -177,3 +177,20 @@ def test_edit_symbol_adds_a_method_to_a_js_class(tmp_path: Path, ollama_server: 
                             "console.log(c.set('a', 1).get('a'), c.get('b'));"],
                            cwd=repo, capture_output=True, text=True, timeout=30)
     assert check.stdout.strip() == "1 missing b}", check.stderr
+
+
+def test_a_placeholder_instead_of_code_is_refused_and_a_files_own_is_not(tmp_path: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE + "\n# ... rest of the code is generated\n"})
+    ollama_server.push(
+        text_call("outline", path="store.py", symbol="Store.get"),
+        text_call("edit_symbol", path="store.py", symbol="Store.get",
+                  code="def get(self, key):\n    # Your modified code here\n    return self.data.get(key)"),
+        text_call("edit_file", path="store.py", old="return self.data[key]", new="return self.data.get(key)"),
+        Reply("get returns None for a missing key now."))
+    events = run(repo, ollama_server, "Make Store.get return None for a missing key")
+    refused = results(events, "edit_symbol")[0]
+    assert not refused["ok"] and "placeholder instead of code ('# Your modified code here')" in refused["output"]
+    assert results(events, "edit_file")[0]["ok"]  # the file's own "# ... rest of the code" line is not the edit's
+    assert python(repo, "import store; print(store.Store().get('x'))") == "None"
+    assert "Your modified code" not in (repo / "store.py").read_text()

@@ -7,6 +7,7 @@ model-run shell, and only after approval. What was rejected goes back to the mod
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,11 +72,31 @@ def match_line_endings(old: bytes | None, new: bytes) -> bytes:
     return new
 
 
+# A model that writes a placeholder instead of the code ("// Your modified code here", "# ... rest of the
+# function ...") would replace real code with a comment. Only added lines count: a file may have its own.
+PLACEHOLDER = re.compile(
+    r"(?i)(?:#|//|/\*|<!--|--)\s*(?:\.\.\.\s*)?(?:(?:your|the|my)\s+(?:\w+\s+)?(?:code|logic|implementation)\s+"
+    r"(?:goes\s+|comes\s+)?here|(?:rest|remainder)\s+of\s+(?:the\s+)?(?:code|function|method|class|file|"
+    r"implementation)|(?:existing|remaining|other|previous|unchanged|original)\s+(?:code|lines|methods|functions|"
+    r"implementation)(?:\s+(?:here|unchanged|stays?|remains?))?\s*(?:\.\.\.|$)|(?:implement|add)\s+(?:your|the)\s+"
+    r"(?:logic|code)\s+here)")
+
+
+def placeholder(old: str, new: str) -> str:
+    """The first added line of ``new`` that is a placeholder for code ('' when none)."""
+    before = set(old.splitlines())
+    return next((ln.strip() for ln in new.splitlines() if ln not in before and PLACEHOLDER.search(ln)), "")
+
+
 def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
     from tui.git.diffs import DiffIndex, file_diff
 
     if old == new:
         raise ToolError(f"that leaves {rel} unchanged; nothing to propose")
+    stub = placeholder((old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    if stub:
+        raise ToolError(f"the new code has a placeholder instead of code ({stub!r}); nothing was changed. Write the "
+                        "code itself: the lines that stay, copied from the current code, with the change made.")
     diff = file_diff(rel, old, new)
     index = DiffIndex.from_text(diff)
     added = sum(h.added for h in index.hunks)
