@@ -40,3 +40,16 @@ def test_methods_and_js_doc_comments_count(tmp_path: Path) -> None:
 def test_other_questions_and_requests_get_no_list(tmp_path: Path) -> None:
     assert "matches the question best" not in _grounding(tmp_path, "What does unparse return for {}?")
     assert "matches the question best" not in _grounding(tmp_path / "b", "Make unparse emit an XML document.")
+
+
+def test_a_value_change_request_shows_the_lines_with_the_old_value(tmp_path: Path) -> None:
+    files = {"lib/parse.js": "var defaults = {\n    depth: 5,\n    parameterLimit: 1000,\n    arrayLimit: 20\n};\n",
+             "lib/format.js": "var WIDTH = 1000;\n", "dist/qs.min.js": "var d={depth:5,parameterLimit:1000};\n",
+             "test/parse.js": "t.equal(qs.parse(s).length, 1000);\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Raise the default parameterLimit of qs.parse from 1000 to 2000.", list(files),
+                        {"edit_file"}, 4096)
+    shown = text.split("whose old text is that line:\n", 1)[1].splitlines()
+    assert shown[0] == "lib/parse.js:3: parameterLimit: 1000,"  # the line naming the setting, first
+    assert not any(line.startswith(("dist/", "test/")) for line in shown)  # bundles and tests are not the source
+    assert "whose old text" not in turn_context(repo, "Raise the parameter limit", list(files), {"edit_file"}, 4096)

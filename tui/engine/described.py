@@ -99,3 +99,45 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
     lines = [f"- {path}: {name}: {doc}" for _, path, name, doc in best]
     return "Definitions whose own description matches the question best (file: name: first line):\n" + \
         "\n".join(lines)
+
+
+GENERATED = re.compile(r"(^|/)(dist|build|vendor|node_modules)/|\.min\.[jt]s$|\.bundle\.js$")
+_FROM_TO = re.compile(r"\bfrom\s+(['\"`]?)([\w.\-+]+)\1\s+to\s+(['\"`]?)[\w.\-+]+\3", re.I)
+
+
+def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """For "raise the default X from 1000 to 2000": the source lines with the old value, those that also name
+    a word of the request first (``path:line: text``)."""
+    found = _FROM_TO.search(prompt)
+    if not found:
+        return []
+    old = found.group(2)
+    value = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
+    wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
+    hits: list[tuple[int, str]] = []
+    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]:
+        full = repo / path
+        try:
+            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
+                continue
+            lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        if GENERATED.search(path):
+            continue
+        for number, line in enumerate(lines, 1):
+            if len(line) <= 240 and value.search(line):  # a longer line is minified or data, not the setting
+                named = sum(1 for w in wanted if w in line.lower())
+                hits.append((named, f"{path}:{number}: {line.strip()[:WIDTH]}"))
+    if not hits:
+        return []
+    best = max(n for n, _ in hits)
+    return [text for n, text in sorted(hits, key=lambda h: -h[0]) if n == best or len(hits) <= limit][:limit]
+
+
+def value_hint(repo: Path, prompt: str, files: list[str]) -> str:
+    lines = value_lines(repo, prompt, files)
+    if not lines:
+        return ""
+    return ("The value to change is probably on one of these lines (path:line: text); change it with one edit_file "
+            "call whose old text is that line:\n" + "\n".join(lines))

@@ -81,6 +81,10 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         from tui.engine import described
 
         out.append(described.hint(repo, prompt, files))
+    elif repo is not None:
+        from tui.engine import described
+
+        out.append(described.value_hint(repo, prompt, files))
     if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
             {"run_python", "run_command"} <= tools:
         hint = run_it(repo, prompt, files)
