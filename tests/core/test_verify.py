@@ -400,6 +400,23 @@ async def test_an_edit_of_a_file_named_after_a_class_points_to_the_file_that_def
     assert not (repo / "calc/Lru.py").exists()
 
 
+async def test_a_new_file_copying_a_class_the_repo_defines_is_refused_with_the_real_file(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: write_file src/cachetools/LRUCache.py with a new LRUCache holding only peek()."""
+    repo = fx.build(tmp_path / "repo", {**FILES, "calc/cache.py": "class Lru:\n    def get(self, k):\n"
+                                        "        return k\n"})
+    copy = {"name": "write_file", "arguments": {"path": "calc/Lru.py", "content": "class Lru:\n    def peek(self, k):"
+                                                "\n        return k\n"}}
+    new = {"name": "write_file", "arguments": {"path": "calc/stack.py", "content": "class Stack:\n    pass\n"}}
+    ollama_server.push(Reply(tool_calls=[copy]), Reply(tool_calls=[new]), Reply("Added Stack."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "Add a peek method to Lru and a Stack class in calc/stack.py", approver,
+                     fast_config(repo, verify="off"))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "calc/Lru.py does not exist, and Lru is already defined in calc/cache.py" in told
+    assert not (repo / "calc/Lru.py").exists() and (repo / "calc/stack.py").exists()  # a new class is a new file
+
+
 async def test_the_json_skeleton_run_as_given_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """Seen on the tune half: the skeleton's placeholder line run as is, rewriting the file unchanged."""
     repo = fx.build(tmp_path / "repo", {**FILES, "data/feeds.json": '[{"url": " a "}]\n'})

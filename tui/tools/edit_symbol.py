@@ -39,26 +39,31 @@ def splice(rel: str, text: str, symbol: str, code: str) -> Any:
 
 
 
+async def defining_file(ctx: ToolContext, name: str) -> str:
+    """The one tracked Python file whose top level defines ``name`` ('' when none or several do)."""
+    from tui.tools.support.common import repo_files
+
+    pattern = re.compile(rf"^(?:class|def|async def)\s+{re.escape(name)}\b", re.M)
+    found = []
+    for path in [f for f in await repo_files(ctx.repo) if f.endswith(".py")][:2000]:
+        try:
+            _, data = read_current(ctx, path)
+        except ToolError:
+            continue
+        if data is not None and pattern.search(data.decode("utf-8", "replace")):
+            found.append(path)
+    return found[0] if len(found) == 1 else ""
+
+
 async def _where_instead(ctx: ToolContext, rel: str, symbol: str, code: str) -> str:
     """A small model names the file after the class (``LRUCache.py``): point to the file that defines it, so the
     retry edits the real module instead of creating a copy with write_file."""
-    from tui.tools.support.common import repo_files
-
     names = [n for n in dict.fromkeys([symbol.split(".")[0], Path(rel).stem,
                                        *re.findall(r"^\s*class\s+(\w+)", code, re.M)]) if n.isidentifier()]
-    sources = [f for f in await repo_files(ctx.repo) if f.endswith(".py")][:2000]
     for name in names:
-        pattern = re.compile(rf"^(?:class|def|async def)\s+{re.escape(name)}\b", re.M)
-        found = []
-        for path in sources:
-            try:
-                _, data = read_current(ctx, path)
-            except ToolError:
-                continue
-            if data is not None and pattern.search(data.decode("utf-8", "replace")):
-                found.append(path)
-        if len(found) == 1:
-            return (f"{name} is defined in {found[0]}: call edit_symbol with path {found[0]!r} "
+        found = await defining_file(ctx, name)
+        if found:
+            return (f"{name} is defined in {found}: call edit_symbol with path {found!r} "
                     f"(a method goes into its class as symbol 'Class.method').")
     return "Check the path with list_files, or use write_file to create a new file."
 

@@ -46,8 +46,24 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         why = destructive_rewrite(rel, old.decode("utf-8", "replace"), content)
         if why:
             raise ToolError(why)
+    if old is None and not bool_arg(args, "replace"):
+        await _refuse_a_copy(ctx, rel, content)
     new = match_line_endings(old, content.encode("utf-8"))
     return edit_proposal(ctx, "write_file", args, rel, old, new)
+
+
+async def _refuse_a_copy(ctx: ToolContext, rel: str, content: str) -> None:
+    """A new file defining a class the repo already defines elsewhere is a small model naming the file after the
+    class it was asked to extend (``LRUCache.py`` beside the real one): refused, pointing to the real file."""
+    from tui.tools.edit_symbol import defining_file
+
+    for name in dict.fromkeys(re.findall(r"^\s*class\s+(\w+)", content, re.M)):
+        found = await defining_file(ctx, name)
+        if found and found != rel:
+            raise ToolError(f"{rel} does not exist, and {name} is already defined in {found}: to change or extend it "
+                            f"use edit_symbol with path {found!r} (a method goes into its class as symbol "
+                            f"'{name}.method'). To really create a second {name} in a new file, call write_file "
+                            'again with "replace": true.')
 
 
 SPEC = ToolSpec(
