@@ -194,3 +194,15 @@ def test_a_placeholder_instead_of_code_is_refused_and_a_files_own_is_not(tmp_pat
     assert results(events, "edit_file")[0]["ok"]  # the file's own "# ... rest of the code" line is not the edit's
     assert python(repo, "import store; print(store.Store().get('x'))") == "None"
     assert "Your modified code" not in (repo / "store.py").read_text()
+
+
+def test_a_second_definition_of_a_module_function_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: edit_symbol refused, the model appended its unparse() with edit_file old="", so
+    the module defined unparse twice and the new one (a stub) won at import."""
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE})
+    ollama_server.push(text_call("edit_file", path="store.py", old="", new="def make(size):\n    return Store()"),
+                       Reply("I could not change make."))
+    events = run(repo, ollama_server, "Let make take a size")
+    refused = results(events, "edit_file")[0]
+    assert not refused["ok"] and "define make a second time in store.py (the first is at line" in refused["output"]
+    assert (repo / "store.py").read_text() == STORE

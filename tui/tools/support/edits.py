@@ -88,6 +88,33 @@ def placeholder(old: str, new: str) -> str:
     return next((ln.strip() for ln in new.splitlines() if ln not in before and PLACEHOLDER.search(ln)), "")
 
 
+def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
+    """A module-level def/class the edit defines a second time (the new one would silently replace the first at
+    import): its name and the line of the first (None when none, or when either version does not parse)."""
+    import ast
+
+    if not rel.endswith(".py"):
+        return None
+
+    def tops(text: str) -> dict[str, list[int]] | None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        seen: dict[str, list[int]] = {}
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not any(
+                    "overload" in ast.unparse(d) or "register" in ast.unparse(d) for d in node.decorator_list):
+                seen.setdefault(node.name, []).append(node.lineno)
+        return seen
+
+    before, after = tops(old), tops(new)
+    if before is None or after is None:
+        return None
+    name = next((n for n, lines in after.items() if len(lines) > max(1, len(before.get(n, [])))), "")
+    return (name, after[name][0]) if name else None
+
+
 def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
     from tui.git.diffs import DiffIndex, file_diff
 
@@ -97,6 +124,12 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     if stub:
         raise ToolError(f"the new code has a placeholder instead of code ({stub!r}); nothing was changed. Write the "
                         "code itself: the lines that stay, copied from the current code, with the change made.")
+    twice = redefined(rel, (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    if twice:
+        raise ToolError(f"that would define {twice[0]} a second time in {rel} (the first is at line {twice[1]}), "
+                        "and the second would replace the first when the module is "
+                        "imported; nothing was changed. To change the existing definition, edit its own lines with "
+                        "edit_file, or replace it with edit_symbol.")
     diff = file_diff(rel, old, new)
     index = DiffIndex.from_text(diff)
     added = sum(h.added for h in index.hunks)
