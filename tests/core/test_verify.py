@@ -276,6 +276,28 @@ async def test_a_function_broken_by_the_last_commit_is_shown_with_the_lines_it_c
     assert "add" not in after_run.split("was changed by", 1)[1]  # only the lines of the function the test calls
 
 
+async def test_a_failing_suite_is_run_first_and_the_fix_is_checked_on_the_tests_that_failed(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    import subprocess
+
+    files = {**BUGGY, "calc/ops.py": CALC, "tests/test_text.py": FILES["tests/test_text.py"].replace(
+        "from calc.text import shout", "from calc.ops import add\nfrom calc.text import shout")}
+    repo = fx.build(tmp_path / "repo", files)
+    (repo / "calc/ops.py").write_text(BUGGY["calc/ops.py"])
+    subprocess.run(["git", "commit", "-qam", "tidy"], cwd=repo, check=True)
+    fix = {"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "a * b + 1", "new": "a * b"}}
+    ollama_server.push(Reply(tool_calls=[fix]), Reply("Fixed mul: it added one."))
+    approver = ScriptedApprover([Decision("approve")] * 3)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "The test suite fails since my last commit. Fix the "
+                                       "bug; don't edit the tests.", approver)
+    first = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+    assert "1 of 2 tests FAILED" in first and "mul was changed by the last commit" in first  # before any reply
+    assert [p.tool for p in approver.asked] == ["run_tests", "edit_file", "run_tests"]
+    checks = [n.message for n in of(events, "notice") if n.message.startswith("checking the change")]
+    assert checks == ["checking the change: running the tests that failed before your change (tests/test_ops.py)"]
+    assert done.text == "Fixed mul: it added one." and "return a * b\n" in (repo / "calc/ops.py").read_text()
+
+
 async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     repo = fx.build(tmp_path / "repo", FILES)
     add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",

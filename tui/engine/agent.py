@@ -165,6 +165,7 @@ class Agent:
         try:
             await self._ground(prompt)
             await self._read_mentioned(prompt)
+            await self._run_failing(prompt)
             done = await self._loop()
         except asyncio.CancelledError:
             done = TurnDone("cancelled")
@@ -188,6 +189,23 @@ class Agent:
                                        self.config.limits.instructions_tokens)
         if text:
             self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
+
+    async def _run_failing(self, prompt: str) -> None:
+        """"Tests fail, fix the bug": run them first, as devagent's own call (approved like any other), so the model
+        starts from the failure and the code it points to; the failing ids are what verification reruns."""
+        from tui.engine.grounding import failing_tests_selection
+        from tui.tools.support.common import repo_files
+
+        self._failing: list[str] = []
+        if "run_tests" not in self.tools or self.config.model.verify == "off" or not self.verifying:
+            return
+        selection = failing_tests_selection(prompt, await repo_files(self.ctx.repo))
+        if selection is None:
+            return
+        await self._handle(ToolCall("run_tests", {"selection": selection}, uuid.uuid4().hex[:8], "auto"))
+        result = self.last_result
+        failures = ((result.data.get("test_run") or {}).get("failures") or []) if result and not result.ok else []
+        self._failing = [str(f.get("test_id")) for f in failures if f.get("test_id")]
 
     async def _read_mentioned(self, prompt: str) -> None:
         """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
@@ -504,10 +522,15 @@ class Agent:
 
         diff, turn.unverified = turn.unverified, ""
         target = await asyncio.to_thread(choose, self.ctx.repo, diff, await repo_files(self.ctx.repo))
+        failing = list(dict.fromkeys(t.split("::", 1)[0] if "::" in t else "" for t in getattr(self, "_failing", [])))
+        if failing:  # the tests that failed when the turn started are what the fix must make pass
+            from tui.engine.verify import Target
+
+            target = Target(failing[0] if len(failing) == 1 else "", "the tests that failed before your change")
         if target is None:
             return False
         turn.verifications += 1
-        self.emit(Notice(f"checking the change: running {target.why} ({target.selection})"))
+        self.emit(Notice(f"checking the change: running {target.why} ({target.selection or 'the whole suite'})"))
         call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
         await self._handle(call)
         result = self.last_result

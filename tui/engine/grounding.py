@@ -47,6 +47,18 @@ RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|resul
                         re.I)
 
 
+def failing_tests_selection(prompt: str, files: list[str]) -> str | None:
+    """For "tests fail, fix the bug": what to run first (a test file the prompt names, or '' for the suite);
+    None for other requests."""
+    if is_question(prompt) or not (BUG_WORDS.search(prompt) and re.search(r"\b(?:tests?|suite)\b", prompt, re.I)):
+        return None
+    from tui.engine.mentions import mentioned
+    from tui.engine.verify import is_test
+
+    named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
+    return named[0] if named else ""
+
+
 def defined_in(repo: Path, name: str) -> str:
     """The tracked source file whose top level defines ``name`` ('' when none or several do)."""
     from tui.engine.repomap import RepoMap
@@ -90,14 +102,8 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         hint = run_it(repo, prompt, files)
         if hint:
             out.append(hint)
-    if BUG_WORDS.search(prompt) and re.search(r"\btests?\b", prompt, re.I) and "run_tests" in tools:
-        from tui.engine.mentions import mentioned
-        from tui.engine.verify import is_test
-
-        named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
-        selection = f' with {{"selection": "{named[0]}"}}' if named else ""
-        out.append(f"To find the bug, first run the failing tests (run_tests{selection}) to see the error, then "
-                   "read the code the failure points to and fix it there.")
+    if failing_tests_selection(prompt, files) is not None and "run_tests" in tools:
+        out.append("devagent runs the failing tests first; read the code the failure points to and fix it there.")
     data = data_files(prompt, files)
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
