@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 from tui.engine.agent_words import is_question
-from tui.tools.run_command import SKELETON_GAP
 
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
@@ -108,11 +107,11 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
                    "every row in code and writes it back to the same path; do not retype the data with edit_file "
-                   "or write_file. " + _skeleton(data[0]))
+                   "or write_file. " + _skeleton(data[0], prompt, repo))
     return [h for h in out if h]
 
 
-def _skeleton(path: str) -> str:
+def _skeleton(path: str, prompt: str = "", repo: Path | None = None) -> str:
     if path.lower().endswith((".csv", ".tsv")):
         delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
         return ("Start from this code; use only the example lines the request asks for (rows are lists of "
@@ -124,9 +123,9 @@ def _skeleton(path: str) -> str:
                 "body = [row for row in body if any(row)]  # drop blank rows\n"
                 "body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first\n"
                 f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows([header] + body)")
-    return ("Start from this code:\nimport json\n"
-            f"with open({path!r}) as f:\n    data = json.load(f)\n{SKELETON_GAP}\n"
-            f"with open({path!r}, 'w') as f:\n    json.dump(data, f, indent=2)\n    f.write('\\n')")
+    from tui.engine.dataskel import json_skeleton
+
+    return json_skeleton(repo, path, prompt)
 
 
 def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, configured: int) -> str:

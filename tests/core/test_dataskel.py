@@ -1,0 +1,43 @@
+"""The JSON cleaning skeleton is made of the steps the request names, on the file's own keys, and runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tui.engine.grounding import _skeleton
+
+FEEDS = [{"name": " Planet ", "url": "https://p/rss "}, {"name": "Empty", "url": ""}, {"name": "None"},
+         {"name": "Insider", "url": " https://i/feed"}, {"name": " Planet ", "url": "https://p/rss "}]
+
+
+def _run(tmp_path: Path, prompt: str, data: object, indent: int = 4) -> tuple[str, object, str]:
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data/feeds.json").write_text(json.dumps(data, indent=indent) + "\n")
+    code = _skeleton("data/feeds.json", prompt, tmp_path).split("\n", 1)[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "data/feeds.json").read_text()
+    return code, json.loads(text), text
+
+
+def test_trim_drop_missing_and_dedup_as_asked(tmp_path: Path) -> None:
+    code, data, text = _run(tmp_path, "data/feeds.json is messy: trim the whitespace around every string, drop the "
+                                      "entries that have no url, and remove duplicate entries, keeping the first.", FEEDS)
+    assert data == [{"name": "Planet", "url": "https://p/rss"}, {"name": "Insider", "url": "https://i/feed"}]
+    assert text.startswith('[\n    {\n        "name"') and text.endswith("]\n")  # the file's own indentation
+    assert "# ... change data here ..." not in code
+
+
+def test_only_the_named_steps_are_there(tmp_path: Path) -> None:
+    code, data, _ = _run(tmp_path, "Sort data/feeds.json by name and drop entries with duplicate urls.",
+                         [{"name": "b", "url": "x"}, {"name": "a", "url": "y"}, {"name": "c", "url": "x"}])
+    assert data == [{"name": "a", "url": "y"}, {"name": "b", "url": "x"}]
+    assert "strip()" not in code.split("seen")[0]  # nothing trims: the request did not ask for it
+
+
+def test_a_request_it_cannot_read_gets_the_gap_that_run_python_refuses(tmp_path: Path) -> None:
+    code = _skeleton("data/feeds.json", "Rename the field title to name in data/feeds.json", tmp_path)
+    assert "# ... change data here ..." in code

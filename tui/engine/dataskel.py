@@ -1,0 +1,95 @@
+"""The starting code for "clean this JSON file in place", built from the request and the file's own keys.
+
+A 1.5B model given a skeleton with a gap ("# ... change data here ...") sends it back unchanged; given
+a CSV skeleton whose lines each do one cleaning step, it keeps the ones it needs. So the JSON skeleton
+is made of such lines too, and only the steps the request names are in it: trimming strings,
+dropping entries whose named field is missing or empty, dropping duplicates (whole entries, or by a
+named field), sorting by a named field. The field names are the file's own keys that the request uses.
+The file's indentation and its final newline are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tui.tools.run_command import SKELETON_GAP
+
+MAX_BYTES = 2_000_000
+
+
+def _keys(data: object) -> list[str]:
+    """The keys of the entries of a list of objects (or of the first list of objects one level down)."""
+    if isinstance(data, dict):
+        inner = next((v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
+        data = inner if inner is not None else [data]
+    if not isinstance(data, list):
+        return []
+    return list(dict.fromkeys(k for entry in data if isinstance(entry, dict) for k in entry))
+
+
+def _entries(data: object) -> str:
+    """The expression that holds the entries in the loaded ``data``."""
+    if isinstance(data, dict):
+        key = next((k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
+        if key is not None:
+            return f"data[{key!r}]"
+    return "data"
+
+
+def _named(prompt: str, keys: list[str], pattern: str) -> str:
+    """The key the request names next to ``pattern`` ("no url", "url is missing", "duplicate names")."""
+    for key in sorted(keys, key=len, reverse=True):
+        k = re.escape(key)
+        if re.search(rf"(?:{pattern})\W+(?:\w+\W+)?{k}s?\b|\b{k}s?\W+(?:\w+\W+)?(?:{pattern})", prompt, re.I):
+            return key
+    return ""
+
+
+def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
+    data: object = None
+    indent = 2
+    newline = True
+    if repo is not None:
+        full = repo / path
+        try:
+            if full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_BYTES:
+                text = full.read_text(encoding="utf-8")
+                data = json.loads(text)
+                found = re.search(r"\n( +)\S", text)
+                indent = len(found.group(1)) if found else 2
+                newline = text.endswith("\n")
+        except (OSError, ValueError):
+            data = None
+    keys = _keys(data)
+    items = _entries(data)
+    steps: list[str] = []
+    if re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I):
+        steps += ["def trimmed(v):  # every string, at any depth, without the whitespace around it",
+                  "    if isinstance(v, str):", "        return v.strip()",
+                  "    if isinstance(v, list):", "        return [trimmed(x) for x in v]",
+                  "    if isinstance(v, dict):", "        return {k: trimmed(x) for k, x in v.items()}",
+                  "    return v", "data = trimmed(data)"]
+    empty = _named(prompt, keys, r"no|without|missing|empty|blank|lacks?|null")
+    if empty:
+        steps.append(f"{items} = [e for e in {items} if str(e.get({empty!r}) or '').strip()]  "
+                     f"# drop entries whose {empty} is missing or empty")
+    if re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I):
+        by = _named(prompt, keys, r"duplicat\w*|same|unique")
+        if by:
+            steps += ["seen = set()", f"{items} = [e for e in {items} if not (e.get({by!r}) in seen or "
+                      f"seen.add(e.get({by!r})))]  # drop entries whose {by} came before, keep the first"]
+        else:
+            steps += ["kept = []", f"for e in {items}:  # drop entries equal to an earlier one, keep the first",
+                      "    if e not in kept:", "        kept.append(e)", f"{items} = kept"]
+    order = _named(prompt, keys, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby")
+    if order:
+        steps.append(f"{items}.sort(key=lambda e: str(e.get({order!r}, '')))  # sorted by {order}")
+    body = "\n".join(steps) if steps else SKELETON_GAP
+    end = "\n    f.write('\\n')" if newline else ""
+    intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
+             "it needs that is missing):" if steps else "Start from this code:")
+    return (f"{intro}\nimport json\npath = {path!r}\nwith open(path, encoding='utf-8') as f:\n    data = json.load(f)\n"
+            f"{body}\nwith open(path, 'w', encoding='utf-8') as f:\n"
+            f"    json.dump(data, f, indent={indent}, ensure_ascii=False){end}")
