@@ -44,3 +44,56 @@ def test_a_test_nested_in_another_test_is_reported_in_test_files_only() -> None:
     assert problem.startswith("tests/test_calc.py line 4: test_sub is defined inside test_add, so pytest never collects")
     assert new_problems(before, after, "calc.py") == []
     assert new_problems(after, after + b"\n", "tests/test_calc.py") == []  # already there: not new
+
+
+CACHE = b'''import collections.abc
+
+
+class Cache(collections.abc.MutableMapping):
+    def __init__(self, maxsize):
+        self.__data = {}
+        self.maxsize = maxsize
+
+    def __getitem__(self, key):
+        return self.__data[key]
+
+    def __setitem__(self, key, value):
+        self.__data[key] = value
+
+    def __delitem__(self, key):
+        del self.__data[key]
+
+    def __iter__(self):
+        return iter(self.__data)
+
+    def __len__(self):
+        return len(self.__data)
+
+
+class LRUCache(Cache):
+    def __init__(self, maxsize):
+        Cache.__init__(self, maxsize)
+        self.__order = []
+'''
+
+
+def test_reading_an_attribute_no_class_in_the_chain_defines_is_reported() -> None:
+    """Seen on the tune half: LRUCache.peek read self.cache (the class keeps its data in Cache's private dict)."""
+    peek = CACHE + b"\n    def peek(self, key, default=None):\n        return self.cache.get(key, default)\n"
+    found = new_problems(CACHE, peek, "cache.py")
+    assert len(found) == 1 and "peek reads self.cache, which LRUCache and its base classes never define" in found[0]
+    assert "__getitem__" in found[0] and "get" in found[0]  # what it can use instead, inherited ones too
+    private = CACHE + b"\n    def peek(self, key):\n        return self.__data[key]\n"  # Cache's, name-mangled
+    assert "reads self.__data" in new_problems(CACHE, private, "cache.py")[0]
+    fine = CACHE + (b"\n    def peek(self, key, default=None):\n        if key in self:\n"
+                    b"            return Cache.__getitem__(self, key)\n        return self.maxsize and default\n")
+    assert new_problems(CACHE, fine, "cache.py") == []
+
+
+def test_classes_whose_attributes_come_from_elsewhere_are_not_judged() -> None:
+    for cls in (b"class ViewMixin:\n    def show(self):\n        return self.title\n",
+                b"class Shape:\n    def area(self):\n        raise NotImplementedError\n\n    def twice(self):\n"
+                b"        return 2 * self.size\n",
+                b"import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n\n    def label(self):\n        return self.name\n",
+                b"from thirdparty import Base\n\n\nclass Thing(Base):\n    def go(self):\n        return self.engine\n"):
+        assert new_problems(b"", cls, "shapes.py") == [], cls

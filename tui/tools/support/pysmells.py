@@ -1,9 +1,12 @@
-"""Two mistakes small models make in Python that pyflakes does not report.
+"""Three mistakes small models make in Python that pyflakes does not report.
 
 - A test function defined inside another function (appended indented after the previous
   test): pytest never collects it, so the new test silently never runs.
 - ``self.x(...)`` where the class only ever assigns ``x`` a dict, list, set, tuple, string or
   number literal: calling it raises TypeError.
+- ``self.cache`` read in a method of a class that never defines ``cache``, nor do its base classes
+  (those of the same module, and standard-library ones looked up by name): AttributeError. A class
+  with a base that cannot be resolved, ``__getattr__`` or ``setattr`` is not judged.
 Messages carry no line numbers so the static check can tell old problems from new ones.
 """
 
@@ -89,10 +92,141 @@ def _attribute_calls(cls: ast.ClassDef) -> list[tuple[int, str, str]]:
     return found
 
 
+_STDLIB_BASES = ("builtins", "collections", "collections.abc", "abc", "typing", "enum", "numbers", "io",
+                 "threading", "dataclasses")
+
+
+# Bases whose members' attributes come from a metaclass or a code generator, not from the class body.
+_MAGIC_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "NamedTuple", "TypedDict", "Protocol", "Generic",
+                "Exception", "BaseException", "type", "ABCMeta", "Structure", "Union"}
+
+
+def _mangle(name: str, cls: str) -> str:
+    return f"_{cls.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
+
+
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """Local name -> dotted origin, for the module's top-level imports."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names[(alias.asname or alias.name).split(".")[0]] = (alias.name if alias.asname else
+                                                                     alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
+
+
+def _stdlib_names(dotted: str) -> set[str] | None:
+    """The attributes of a standard-library class named ``collections.abc.MutableMapping`` (None: not one)."""
+    import importlib
+
+    module, _, name = dotted.rpartition(".")
+    module = module or "builtins"
+    if module not in _STDLIB_BASES:
+        return None
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+    return set(dir(value)) if isinstance(value, type) else None
+
+
+def _known(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], imports: dict[str, str],
+           seen: set[str]) -> set[str] | None:
+    """Every attribute ``cls`` and its bases define (None when a base, ``__getattr__`` or ``setattr`` hides them)."""
+    if cls.name in seen:
+        return set()
+    seen.add(cls.name)
+    names = {_mangle(n, cls.name) for n in _assigned(cls)} | {"__class__", "__dict__", "__doc__", "__module__"}
+    for node in cls.body:
+        if isinstance(node, (*_FUNCS, ast.ClassDef)):
+            names.add(_mangle(node.name, cls.name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):  # dataclass / NamedTuple fields
+            names.add(node.target.id)
+    if cls.name.endswith(("Mixin", "Base")) or cls.name.startswith("Base") or cls.keywords:
+        return None  # a mixin or base class expects others to define what it reads
+    for node in ast.walk(cls):
+        if isinstance(node, _FUNCS) and node.name in ("__getattr__", "__getattribute__", "__setattr__"):
+            return None
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("setattr", "vars", "__setattr__"):
+            return None
+        if isinstance(node, ast.Raise) and node.exc is not None and "NotImplementedError" in ast.unparse(node.exc):
+            return None  # abstract: subclasses complete it
+        if isinstance(node, ast.Name) and node.id in ("__slots__", "__dict__"):
+            return None
+        for target in _targets(node):  # self.a, self.b = ..., for self.x in ..., with ... as self.x
+            if isinstance(target, ast.Attribute) and _self_attr(target):
+                names.add(_mangle(target.attr, cls.name))
+    for base in cls.bases or [ast.Name("object")]:
+        dotted = ast.unparse(base)
+        if dotted.split(".")[-1] in _MAGIC_BASES:
+            return None
+        if dotted in classes:
+            inherited = _known(classes[dotted], classes, imports, seen)
+        else:
+            head, _, rest = dotted.partition(".")
+            origin = imports.get(head, head if head in dir(__builtins__) or head == "object" else "")
+            inherited = _stdlib_names(f"{origin}.{rest}" if rest else origin) if origin else None
+        if inherited is None:
+            return None
+        names |= inherited
+    return names
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    """Every expression ``node`` assigns to, tuples and starred targets unpacked."""
+    if isinstance(node, ast.Assign):
+        roots = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+        roots = [node.target]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        roots = [node.optional_vars]
+    else:
+        return []
+    out: list[ast.expr] = []
+    while roots:
+        target = roots.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            roots.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            roots.append(target.value)
+        else:
+            out.append(target)
+    return out
+
+
+def _unknown_attributes(tree: ast.Module) -> list[tuple[int, str, str]]:
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    imports = _imports(tree)
+    found = []
+    for cls in classes.values():
+        known = _known(cls, classes, imports, set())
+        if known is None:
+            continue
+        for method in (n for n in cls.body if isinstance(n, _FUNCS)):
+            if not method.args.args or method.args.args[0].arg != "self" or any(
+                    "staticmethod" in ast.unparse(d) or "classmethod" in ast.unparse(d) for d in method.decorator_list):
+                continue
+            for node in ast.walk(method):
+                name = _self_attr(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) else ""
+                if name and _mangle(name, cls.name) not in known:
+                    have = sorted(n for n in known if not n.startswith("_") or (n.startswith("__") and n.endswith("__")
+                                  and n in ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__",
+                                            "__iter__")))
+                    found.append((node.lineno, f"{method.name} reads self.{name}, which {cls.name} and its base "
+                                  f"classes never define (AttributeError); they have: {', '.join(have[:18])}", ""))
+                    break
+    return found
+
+
 def smells(tree: ast.Module, filename: str) -> list[tuple[int, str, str]]:
-    """(line, message, '') for each nested test (in test files) and each call of a non-callable attribute."""
+    """(line, message, '') for each nested test (in test files), each call of a non-callable attribute and each
+    read of an attribute no class in the chain defines."""
     found = _nested_tests(tree) if is_test_file(filename) else []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             found.extend(_attribute_calls(node))
-    return found
+    return found + _unknown_attributes(tree)
