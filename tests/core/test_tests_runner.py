@@ -129,6 +129,17 @@ async def test_real_node_test_runner_parsed(tmp_path: Path) -> None:
     assert (one_file.passed, one_file.failed) == (1, 0) and one_file.ok
 
 
+async def test_npm_test_runs_the_test_script_without_its_pre_and_post_hooks(tmp_path: Path) -> None:
+    """Seen with qs: `pretest` ran a README checker that was not installed, so no test ran at all."""
+    files = {**fx.NODE_TEST_FILES, "package.json": json.dumps({"name": "strs", "version": "1.0.0", "scripts": {
+        "pretest": "readme-checker README.md", "test": "npm run tests-only", "tests-only": "node --test test/",
+        "posttest": "npm audit --production"}}) + "\n"}
+    repo = fx.build(tmp_path / "npm", files)
+    run = await _run(repo)
+    assert (run.passed, run.failed) == (2, 1), run  # the tests ran: the missing checker never started
+    assert "readme-checker" not in (run.output_tail or "")
+
+
 @pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed: the Go fixture cannot run")
 async def test_real_go_test(tmp_path: Path) -> None:
     repo = fx.build(tmp_path / "go", fx.GO_FILES)
