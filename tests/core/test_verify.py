@@ -118,7 +118,7 @@ async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server
     approver = ScriptedApprover([Decision("approve")])
     await run_prompt(repo, ollama_server.url, "run the tests", approver)
     assert "-k" not in approver.asked[0].command.split()
-    assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert "RESULT: all 2 tests passed" in ollama_server.requests[1]["messages"][-2]["content"]  # then the check
 
 
 async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
@@ -181,6 +181,21 @@ async def test_a_questions_code_run_that_does_not_answer_it_lets_the_turn_go_on(
     third = ollama_server.requests[2]["messages"]
     assert done.text == "It returns 6."
     assert not any("Does that output answer" in (m.get("content") or "") for m in third)  # forgotten, not sent
+
+
+async def test_a_test_run_report_carries_the_runs_own_counts(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tui.engine.agent_words import reports_on_tests
+
+    assert reports_on_tests("Run the test suite and tell me how many tests pass and how many fail.")
+    assert reports_on_tests("run the tests") and not reports_on_tests("Fix the failing tests and tell me which")
+    repo = fx.build(tmp_path / "repo", BUGGY)
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "all"}}]),
+                       Reply('{"done": true, "answer": "The suite has one failing test, test_mul."}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Run the test suite and tell me how many tests pass and "
+                                  "how many fail.", ScriptedApprover([Decision("approve")]))
+    assert "gives the numbers from the RESULT line" in ollama_server.requests[1]["messages"][-1]["content"]
+    assert done.text == ("The suite has one failing test, test_mul.\n\n(devagent's count from the run: 1 passed, "
+                         "1 failed.)")
 
 
 async def test_an_edit_written_for_a_question_is_cut_while_it_streams(tmp_path: Path,

@@ -12,7 +12,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
@@ -21,7 +21,7 @@ from tui.protocol.errors import ModelError
 from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
                                  ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
 from tui.engine.coach import CLAIMS_CHANGE, COUNTS, REPORTS_CHANGE, RepeatWatch, echoes
-from tui.engine.agent_words import is_question, keeps_tests, wants_test_change
+from tui.engine.agent_words import is_question, keeps_tests, reports_on_tests, wants_test_change
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
@@ -95,6 +95,17 @@ async def _close(stream: Any) -> None:
             await close()
         except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
             pass
+
+
+def _with_counts(answer: str, run: dict[str, Any]) -> str:
+    """The answer, with the run's own counts added when it leaves one out (a small model says "1 of 215 failed"
+    and drops the 214 that passed)."""
+    counts = [(int(run.get(k) or 0), k) for k in ("passed", "failed", "errored", "skipped")]
+    said = set(re.findall(r"\d+", answer))
+    if all(str(n) in said for n, k in counts if n or k in ("passed", "failed")):
+        return answer
+    words = ", ".join(f"{n} {'errors' if k == 'errored' else k}" for n, k in counts if n or k in ("passed", "failed"))
+    return f"{answer}\n\n(devagent's count from the run: {words}.)" if answer else f"{words}."
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -370,7 +381,8 @@ class Agent:
             "say why in plain text."))
         return True
 
-    async def _done_check(self, turn: "_Turn", ask: str = "") -> TurnDone | None:
+    async def _done_check(self, turn: "_Turn", ask: str = "",
+                          finish: Callable[[str], str] | None = None) -> TurnDone | None:
         """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:
         small models otherwise keep going and undo their own work. Done: the turn ends with the model's summary.
         Not done: the loop goes on."""
@@ -392,7 +404,7 @@ class Agent:
         if not done:
             self._forget([question, reply_message])  # the loop goes on as if the question was never asked
             return None
-        return self._answered(answer, "complete")
+        return self._answered(finish(answer) if finish else answer, "complete")
 
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
@@ -459,6 +471,17 @@ class Agent:
                     f"Does that output answer the developer's question? The developer asked: {_short(self.prompt)} "
                     'Reply with JSON: "done": true and an "answer" (the answer itself: the facts, values and names, '
                     'from the output) when it does; "done": false when another step is needed.'))
+                if done:
+                    return done
+            if result and call.name == "run_tests" and call is calls[-1] and not turn.answer_checked \
+                    and reports_on_tests(self.prompt) and (result.data.get("test_run") or {}).get("status"):
+                turn.answer_checked = True  # "run the tests and tell me": the counts come from the run, not the model
+                run = result.data["test_run"]
+                done = await self._done_check(turn, (
+                    f"Does that answer the developer? The developer asked: {_short(self.prompt)} Reply with JSON: "
+                    '"done": true and an "answer" that gives the numbers from the RESULT line (how many passed, '
+                    'how many failed) and names what failed; "done": false when another step is needed.'),
+                    finish=lambda answer: _with_counts(answer, run))
                 if done:
                     return done
             if result and result.ok and call.name == "run_tests":

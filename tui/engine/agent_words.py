@@ -39,3 +39,14 @@ def wants_test_change(prompt: str) -> bool:
 def keeps_tests(prompt: str) -> bool:
     """The developer ruled out editing tests ("fix it without editing the tests", "don't change the tests")."""
     return bool(KEEP_TESTS.search(prompt))
+
+
+REPORT = re.compile(r"\b(?:how\s+many|tell\s+me|report|which|count|summar\w*|list)\b", re.I)
+
+
+def reports_on_tests(prompt: str) -> bool:
+    """"Run the tests and tell me how many pass": a request for the run's outcome, not for a change."""
+    just_run = re.fullmatch(r"\s*(?:please\s+)?run\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:unit\s+)?(?:tests?|test\s+suite|"
+                            r"suite)(?:\s+(?:in|for|of)\s+\S+)?\s*[.!]?\s*", prompt, re.I)
+    return bool(just_run or re.search(r"\b(?:tests?|suite)\b", prompt, re.I) and REPORT.search(prompt)) and \
+        not IMPERATIVE.search(prompt)

@@ -49,7 +49,8 @@ RUNS_WORDS = re.compile(r"\b(return\w*|output\w*|print\w*|produc\w*|gives?|resul
 def failing_tests_selection(prompt: str, files: list[str]) -> str | None:
     """For "tests fail, fix the bug": what to run first (a test file the prompt names, or '' for the suite);
     None for other requests."""
-    if is_question(prompt) or not (BUG_WORDS.search(prompt) and re.search(r"\b(?:tests?|suite)\b", prompt, re.I)):
+    if is_question(prompt) or not (BUG_WORDS.search(prompt) and re.search(r"\b(?:tests?|suite)\b", prompt, re.I)) \
+            or not re.search(r"\b(?:fix|repair|solve|debug|correct|resolve|find)\w*", prompt, re.I):
         return None
     from tui.engine.mentions import mentioned
     from tui.engine.verify import is_test
