@@ -206,3 +206,17 @@ def test_a_second_definition_of_a_module_function_is_refused(tmp_path: Path, oll
     refused = results(events, "edit_file")[0]
     assert not refused["ok"] and "define make a second time in store.py (the first is at line" in refused["output"]
     assert (repo / "store.py").read_text() == STORE
+
+
+def test_an_existing_definition_sent_back_unchanged_is_told_to_take_a_new_name(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: asked to add a test, the model resent test_typedkey as it was, twice."""
+    tests = "import store\n\n\nclass StoreTest:\n    def test_get(self):\n        assert store.make() is not None\n"
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE, "tests/test_store.py": tests})
+    same = "def test_get(self):\n    assert store.make() is not None\n"
+    ollama_server.push(text_call("outline", path="tests/test_store.py", symbol="StoreTest.test_get"),
+                       text_call("edit_symbol", path="tests/test_store.py", symbol="StoreTest.test_get", code=same),
+                       Reply("I could not add it."))
+    events = run(repo, ollama_server, "Add a test to tests/test_store.py that len() counts the keys")
+    told = results(events, "edit_symbol")[0]
+    assert not told["ok"] and "symbol 'StoreTest.test_get_<what it checks>'" in told["output"]

@@ -82,6 +82,12 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
+    if new == old and done.action == "replaced":  # a small model asked to add a test resends the existing one
+        parent, _, name = done.qualname.rpartition(".")
+        where = f"{parent}." if parent else ""
+        raise ToolError(f"{done.qualname} already has exactly this code, so nothing changed. To add a new "
+                        f"{'test' if name.startswith('test') else 'definition'}, give it a name of its own "
+                        f"(symbol '{where}{name}_<what it checks>') and write the new code in it.")
     proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
     if done.note:
