@@ -340,6 +340,18 @@ async def test_an_export_the_request_asks_for_is_pointed_out_in_the_packages_ini
     assert reminder.startswith("Not finished yet") and "It names calc/__init__.py" in reminder
 
 
+async def test_a_new_file_the_request_names_is_pointed_out_when_not_created(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
+                                                "code": "def sub(a, b):\n    return a - b\n"}}
+    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and its tests."), Reply("Done."))
+    await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and tests for it in tests/test_sub.py",
+                     ScriptedApprover([Decision("approve")] * 2), fast_config(repo, verify="off"))
+    reminder = ollama_server.requests[2]["messages"][-1]["content"]
+    assert reminder.startswith("Not finished yet") and "It names tests/test_sub.py" in reminder
+
+
 def test_the_file_an_export_lands_in() -> None:
     from tui.engine.mentions import export_file
 

@@ -365,12 +365,13 @@ class Agent:
         "added and exported" after the first of three parts."""
         if turn.parts_reminded or not turn.touched or is_question(self.prompt):
             return False
-        from tui.engine.mentions import export_file, mentioned
+        from tui.engine.mentions import export_file, mentioned, new_paths
         from tui.tools.support.common import repo_files
 
         files = await repo_files(self.ctx.repo)
         export = export_file(self.prompt, files, turn.touched)  # "export it from the package": its __init__.py
-        named = [p for p in dict.fromkeys([*mentioned(self.prompt, files, 5), *([export] if export else [])])
+        wanted = [*mentioned(self.prompt, files, 5), *([export] if export else []), *new_paths(self.prompt, files)]
+        named = [p for p in dict.fromkeys(wanted)
                  if p not in turn.touched and not (is_test(p) and not wants_test_change(self.prompt))]
         if not named:
             return False

@@ -26,6 +26,21 @@ def mentioned(prompt: str, files: list[str], limit: int = 3) -> list[str]:
     return found[:limit]
 
 
+_SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|rb|java|json|toml|ya?ml|md|txt|csv)$")
+
+
+def new_paths(prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """Paths with a directory the prompt names that do not exist yet ("add tests in tests/test_lifo.py")."""
+    known = set(files)
+    found: list[str] = []
+    for token in _PATHLIKE.findall(prompt):
+        token = token.removeprefix("./").rstrip(".")
+        if "/" in token and not token.startswith(("/", "..")) and token not in known and _SOURCE_SUFFIX.search(token) \
+                and token not in found and ".." not in token.split("/"):
+            found.append(token)
+    return found[:limit]
+
+
 _EXPORT = re.compile(r"\bexport(?:s|ed|ing)?\b|\b__all__\b|\bre-?export", re.IGNORECASE)
 _JS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
 
