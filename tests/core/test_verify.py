@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.core import fixtures_repos as fx
 from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
@@ -328,28 +330,20 @@ async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, o
     assert "sub" in (repo / "calc/__init__.py").read_text() and done.text.startswith("Added sub to calc/ops.py")
 
 
-async def test_an_export_the_request_asks_for_is_pointed_out_in_the_packages_init(
-        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+@pytest.mark.parametrize(("rest", "part"), [
+    ("export it from the calc package", "calc/__init__.py"),  # the package's __init__.py, not named in the prompt
+    ("tests for it in tests/test_sub.py", "tests/test_sub.py"),  # a file to create, not there yet
+])
+async def test_a_part_the_request_implies_is_pointed_out_when_left_undone(
+        tmp_path: Path, ollama_server: ScriptedOllama, rest: str, part: str) -> None:
     repo = fx.build(tmp_path / "repo", FILES)
     add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
                                                 "code": "def sub(a, b):\n    return a - b\n"}}
-    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and exported it."), Reply("Done."))
-    await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and export it from the calc package",
+    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub, all done."), Reply("Done."))
+    await run_prompt(repo, ollama_server.url, f"Add sub(a, b) to calc/ops.py and {rest}",
                      ScriptedApprover([Decision("approve")] * 2), fast_config(repo, verify="off"))
     reminder = ollama_server.requests[2]["messages"][-1]["content"]
-    assert reminder.startswith("Not finished yet") and "It names calc/__init__.py" in reminder
-
-
-async def test_a_new_file_the_request_names_is_pointed_out_when_not_created(
-        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
-    repo = fx.build(tmp_path / "repo", FILES)
-    add = {"name": "edit_symbol", "arguments": {"path": "calc/ops.py", "symbol": "sub",
-                                                "code": "def sub(a, b):\n    return a - b\n"}}
-    ollama_server.push(Reply(tool_calls=[add]), Reply("Added sub and its tests."), Reply("Done."))
-    await run_prompt(repo, ollama_server.url, "Add sub(a, b) to calc/ops.py and tests for it in tests/test_sub.py",
-                     ScriptedApprover([Decision("approve")] * 2), fast_config(repo, verify="off"))
-    reminder = ollama_server.requests[2]["messages"][-1]["content"]
-    assert reminder.startswith("Not finished yet") and "It names tests/test_sub.py" in reminder
+    assert reminder.startswith("Not finished yet") and f"It names {part}" in reminder
 
 
 def test_the_file_an_export_lands_in() -> None:
