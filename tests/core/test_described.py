@@ -53,3 +53,16 @@ def test_a_value_change_request_shows_the_lines_with_the_old_value(tmp_path: Pat
     assert shown[0] == "lib/parse.js:3: parameterLimit: 1000,"  # the line naming the setting, first
     assert not any(line.startswith(("dist/", "test/")) for line in shown)  # bundles and tests are not the source
     assert "whose old text" not in turn_context(repo, "Raise the parameter limit", list(files), {"edit_file"}, 4096)
+
+
+def test_a_where_question_is_told_where_the_definition_it_names_is(tmp_path: Path) -> None:
+    files = {"lib/utils.js": "'use strict';\n\nvar merge = function merge(a, b) {\n  return a;\n};\n\n"
+                             "var compact = function compact(value) {\n  return value;\n};\n\n"
+                             "module.exports = { compact: compact, merge: merge };\n",
+             "lib/formats.js": "module.exports = { RFC1738: 'RFC1738' };\n",
+             "test/utils.js": "var compact = require('../lib/utils').compact;\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Which file defines the compact function?", list(files), {"read_file"}, 4096)
+    assert "compact is defined in lib/utils.js (line 7, function)." in text  # not the test that imports it
+    other = turn_context(repo, "What does compact return for []?", list(files), {"read_file"}, 4096)
+    assert "is defined in lib/utils.js (line" not in other

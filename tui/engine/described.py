@@ -141,3 +141,41 @@ def value_hint(repo: Path, prompt: str, files: list[str]) -> str:
         return ""
     return ("The value to change is probably on one of these lines (path:line: text); change it with one edit_file "
             "call whose old text is that line:\n" + "\n".join(lines))
+
+
+ASKS_WHERE = re.compile(r"\b(?:where|which\s+(?:\w+\s+)?file|what\s+file|in\s+which)\b", re.I)
+
+
+def definitions(repo: Path, files: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int, str]]]:
+    """name -> [(path, line, kind)] for the definitions named in ``wanted``, over the source files."""
+    from tui.symbols import outline_of, walk
+
+    found: dict[str, list[tuple[str, int, str]]] = {}
+    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f) and not GENERATED.search(f)]:
+        full = repo / path
+        try:
+            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
+                continue
+            text = full.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if not any(w in text for w in wanted):
+            continue
+        for sym in walk(outline_of(path, text).symbols):
+            if sym.name in wanted and sym.kind not in ("field",):
+                found.setdefault(sym.name, []).append((path, sym.line, sym.kind))
+    return found
+
+
+def where_hint(repo: Path, prompt: str, files: list[str]) -> str:
+    """For "which file defines compact?": where each definition the question names is ('' when none)."""
+    if not ASKS_WHERE.search(prompt):
+        return ""
+    wanted = {w for w in re.findall(r"[A-Za-z_$][\w$]{2,}", prompt) if w.lower() not in QUESTION_WORDS} - \
+        {"the", "and", "for", "that", "this", "with", "from", "file", "files", "defined", "define", "defines"}
+    found = definitions(repo, files, wanted)
+    lines = []
+    for name in [w for w in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]{2,}", prompt)) if w in found][:2]:
+        places = found[name][:3]
+        lines.append(f"{name} is defined in " + "; ".join(f"{p} (line {n}, {k})" for p, n, k in places) + ".")
+    return "\n".join(lines)

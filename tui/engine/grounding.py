@@ -93,6 +93,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         from tui.engine import described
 
         out.append(described.hint(repo, prompt, files))
+        out.append(described.where_hint(repo, prompt, files))
     elif repo is not None:
         from tui.engine import described
 
