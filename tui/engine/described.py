@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Iterator
 
 from tui.engine.repomap import TEST_PATH, words
 
@@ -19,9 +20,22 @@ ASKS_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:function|method|class
                         r"converted|parsed|built|formatted|written|checked|validated)\b", re.I)
 SOURCES = (".py", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
 MAX_FILES, MAX_BYTES, SHOWN, WIDTH = 400, 300_000, 3, 110
+GENERATED = re.compile(r"(^|/)(dist|build|vendor|node_modules)/|\.min\.[jt]s$|\.bundle\.js$")
 QUESTION_WORDS = {"which", "what", "where", "who", "how", "does", "do", "function", "method", "class", "module",
                   "file", "code", "helper", "part", "into", "back", "defined", "implemented", "done", "handled",
                   "there", "them", "its", "are", "was", "were", "has", "have", "when", "repo", "repository"}
+
+
+def _sources(repo: Path, files: list[str]) -> Iterator[tuple[str, str]]:
+    """(path, text) of the tracked source files that are not tests, bundles or too big, read as UTF-8."""
+    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]:
+        full = repo / path
+        try:
+            if GENERATED.search(path) or full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
+                continue
+            yield path, full.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
 
 
 def _first_line(doc: str) -> str:
@@ -72,15 +86,7 @@ def matches(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, str, s
     """(shared words, path, name, description), best first."""
     wanted = words(prompt) - QUESTION_WORDS
     found: list[tuple[int, str, str, str]] = []
-    sources = [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]
-    for path in sources:
-        full = repo / path
-        try:
-            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
-                continue
-            text = full.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    for path, text in _sources(repo, files):
         for name, doc in python_docs(text) if path.endswith(".py") else js_docs(text):
             shared = len(wanted & (words(doc) | words(name)))
             if shared >= 2:
@@ -101,7 +107,6 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         "\n".join(lines)
 
 
-GENERATED = re.compile(r"(^|/)(dist|build|vendor|node_modules)/|\.min\.[jt]s$|\.bundle\.js$")
 _FROM_TO = re.compile(r"\bfrom\s+(['\"`]?)([\w.\-+]+)\1\s+to\s+(['\"`]?)[\w.\-+]+\3", re.I)
 
 
@@ -115,17 +120,8 @@ def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> li
     value = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
     hits: list[tuple[int, str]] = []
-    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]:
-        full = repo / path
-        try:
-            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
-                continue
-            lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        if GENERATED.search(path):
-            continue
-        for number, line in enumerate(lines, 1):
+    for path, text in _sources(repo, files):
+        for number, line in enumerate(text.splitlines(), 1):
             if len(line) <= 240 and value.search(line):  # a longer line is minified or data, not the setting
                 named = sum(1 for w in wanted if w in line.lower())
                 hits.append((named, f"{path}:{number}: {line.strip()[:WIDTH]}"))
@@ -151,14 +147,7 @@ def definitions(repo: Path, files: list[str], wanted: set[str]) -> dict[str, lis
     from tui.symbols import outline_of, walk
 
     found: dict[str, list[tuple[str, int, str]]] = {}
-    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f) and not GENERATED.search(f)]:
-        full = repo / path
-        try:
-            if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
-                continue
-            text = full.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    for path, text in _sources(repo, files):
         if not any(w in text for w in wanted):
             continue
         for sym in walk(outline_of(path, text).symbols):
