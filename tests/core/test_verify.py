@@ -156,6 +156,20 @@ async def test_a_question_is_answered_not_edited(tmp_path: Path, ollama_server: 
     assert (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
 
 
+async def test_a_question_never_ends_in_a_change(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: told once not to edit for a question, the model replaced parseObject anyway."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    edit = {"name": "edit_symbol", "arguments": {"path": "calc/text.py", "symbol": "shout",
+                                                 "code": "def shout(s):\n    return s.upper() + '!'\n"}}
+    ollama_server.push(Reply(tool_calls=[edit]), Reply(tool_calls=[edit]),
+                       Reply('{"answer": "shout upper-cases its argument."}'))
+    approver = ScriptedApprover([Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "What does shout do?", approver)
+    assert approver.asked == [] and (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
+    assert "proposed an edit for a question again" in " ".join(n.message for n in of(events, "notice"))
+    assert done.text.startswith("shout upper-cases its argument.")
+
+
 async def test_a_questions_code_run_is_offered_as_the_answer(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     repo = fx.build(tmp_path / "repo", FILES)
     run = {"name": "run_python", "arguments": {"code": "from calc.ops import mul; print(mul(2, 3))"}}

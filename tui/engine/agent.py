@@ -276,7 +276,7 @@ class Agent:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
                 return await self._final_answer(turn)
-            sniff = EDIT_CALL if not turn.asked_question and is_question(self.prompt) else None
+            sniff = EDIT_CALL if is_question(self.prompt) else None
             text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff,
                                                 deadline=deadline)
             if deadline is not None and time.monotonic() > deadline:  # cut mid-reply: what was written is moot
@@ -298,6 +298,9 @@ class Agent:
                 if not constrained:  # the streamed start of the cut call ends as a reply; its call is not shown
                     self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
                 self._append(_assistant(text, []))
+                if turn.asked_question:  # told once already: a question never ends in a change
+                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    return await self._final_answer(turn)
                 self._remind_question(turn, text.split('"name"', 1)[-1][:40])
                 constrained = True
                 continue
@@ -420,7 +423,10 @@ class Agent:
         """Run the calls; a TurnDone when a loop ends the turn, else whether the next reply is constrained."""
         for call in calls:
             key = _call_key(call)
-            if call.name in EDIT_TOOLS and not turn.asked_question and is_question(self.prompt):
+            if call.name in EDIT_TOOLS and is_question(self.prompt):
+                if turn.asked_question:  # told once already: a question never ends in a change
+                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    return await self._final_answer(turn)
                 self._remind_question(turn, call.name)
                 return True
             if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
