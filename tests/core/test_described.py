@@ -66,3 +66,13 @@ def test_a_where_question_is_told_where_the_definition_it_names_is(tmp_path: Pat
     assert "compact is defined in lib/utils.js (line 7, function)." in text  # not the test that imports it
     other = turn_context(repo, "What does compact return for []?", list(files), {"read_file"}, 4096)
     assert "is defined in lib/utils.js (line" not in other
+
+
+def test_a_question_quoting_an_example_is_shown_where_the_docs_have_it(tmp_path: Path) -> None:
+    files = {"README.md": "# qs\n\nDots:\n\n```js\nvar withDots = qs.parse('a.b=c', { allowDots: true });\n```\n",
+             "lib/parse.js": "module.exports = function parse(s, o) { return {}; };\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Which qs.parse option makes a.b=c parse as a nested object?", list(files),
+                        {"read_file"}, 4096)
+    assert "README.md:6: var withDots = qs.parse('a.b=c', { allowDots: true });" in text
+    assert "documentation shows" not in turn_context(repo, "Which option sorts keys?", list(files), {"read_file"}, 4096)

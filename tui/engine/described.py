@@ -26,9 +26,11 @@ QUESTION_WORDS = {"which", "what", "where", "who", "how", "does", "do", "functio
                   "there", "them", "its", "are", "was", "were", "has", "have", "when", "repo", "repository"}
 
 
-def _sources(repo: Path, files: list[str]) -> Iterator[tuple[str, str]]:
-    """(path, text) of the tracked source files that are not tests, bundles or too big, read as UTF-8."""
-    for path in [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)][:MAX_FILES]:
+def _sources(repo: Path, files: list[str], docs: bool = False) -> Iterator[tuple[str, str]]:
+    """(path, text) of the tracked source files (``docs``: the files given) that are not tests, bundles or too
+    big, read as UTF-8."""
+    chosen = files if docs else [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)]
+    for path in chosen[:MAX_FILES]:
         full = repo / path
         try:
             if GENERATED.search(path) or full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
@@ -168,3 +170,30 @@ def where_hint(repo: Path, prompt: str, files: list[str]) -> str:
         places = found[name][:3]
         lines.append(f"{name} is defined in " + "; ".join(f"{p} (line {n}, {k})" for p, n, k in places) + ".")
     return "\n".join(lines)
+
+
+_LITERAL = re.compile(r"`([^`]{3,60})`|'([^'\s][^']{1,58})'|\"([^\"\s][^\"]{1,58})\"|"
+                      r"(?<![\w.])([\w$]+(?:[.\[\]\w$]*)=[^\s,;?!]+)")
+DOCS = re.compile(r"(?:^|/)(?:readme|usage|guide|docs?/[^/]+)[^/]*\.(?:md|rst|txt)$", re.I)
+
+
+def example_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """Lines of the README and docs that contain a literal the question quotes (``a.b=c``, `'??a=b'`)."""
+    literals = [next(g for g in m.groups() if g) for m in _LITERAL.finditer(prompt)]
+    literals = [lit for lit in literals if not re.fullmatch(r"[\w.]+\.\w{1,5}", lit)]  # a file name is not one
+    if not literals:
+        return []
+    hits: list[str] = []
+    for path, text in _sources(repo, [f for f in files if DOCS.search(f)][:50], docs=True):
+        for number, line in enumerate(text.splitlines(), 1):
+            if any(lit in line for lit in literals):
+                hits.append(f"{path}:{number}: {line.strip()[:160]}")
+                if len(hits) >= limit:
+                    return hits
+    return hits
+
+
+def example_hint(repo: Path, prompt: str, files: list[str]) -> str:
+    lines = example_lines(repo, prompt, files)
+    return ("The project's documentation shows the example the question quotes (path:line: text):\n" + "\n".join(lines)
+            if lines else "")

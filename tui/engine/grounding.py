@@ -94,6 +94,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
 
         out.append(described.hint(repo, prompt, files))
         out.append(described.where_hint(repo, prompt, files))
+        out.append(described.example_hint(repo, prompt, files))
     elif repo is not None:
         from tui.engine import described
 
