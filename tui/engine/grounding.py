@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui.engine.agent_words import is_question
+from tui.engine.agent_words import is_question, wants_test_change
 
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
@@ -106,6 +106,14 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
             out.append(hint)
     if failing_tests_selection(prompt, files) is not None and "run_tests" in tools:
         out.append("devagent runs the failing tests first; read the code the failure points to and fix it there.")
+    if repo is not None and wants_test_change(prompt):
+        from tui.engine import testexample
+        from tui.engine.mentions import mentioned
+        from tui.engine.verify import is_test
+
+        named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
+        if named:
+            out.append(testexample.example(repo, named[0]))
     data = data_files(prompt, files)
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
