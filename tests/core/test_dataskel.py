@@ -41,3 +41,16 @@ def test_only_the_named_steps_are_there(tmp_path: Path) -> None:
 def test_a_request_it_cannot_read_gets_the_gap_that_run_python_refuses(tmp_path: Path) -> None:
     code = _skeleton("data/feeds.json", "Rename the field title to name in data/feeds.json", tmp_path)
     assert "# ... change data here ..." in code
+
+
+def test_a_newline_the_json_encoding_unescaped_is_put_back(tmp_path: Path) -> None:
+    """Seen on the tune half: the skeleton's f.write('\\n'), sent in JSON without escaping the backslash."""
+    from tui.tools.run_command import unescaped_newlines
+
+    broken = "with open('out.txt', 'w') as f:\n    f.write('a')\n    f.write('\n')\n"
+    fixed = unescaped_newlines(broken)
+    out = subprocess.run([sys.executable, "-c", fixed], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and (tmp_path / "out.txt").read_text() == "a\n"
+    assert unescaped_newlines("x = '\n") == "x = '\n"  # not that shape: left for the error to explain
+    code = _skeleton("data/feeds.json", "trim every string in data/feeds.json", tmp_path)
+    assert "\\" not in code  # nothing in the skeleton a model can mis-escape

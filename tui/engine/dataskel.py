@@ -87,7 +87,7 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
     if order:
         steps.append(f"{items}.sort(key=lambda e: str(e.get({order!r}, '')))  # sorted by {order}")
     body = "\n".join(steps) if steps else SKELETON_GAP
-    end = "\n    f.write('\\n')" if newline else ""
+    end = "\n    print(file=f)  # the final newline" if newline else ""
     intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
              "it needs that is missing):" if steps else "Start from this code:")
     return (f"{intro}\nimport json\npath = {path!r}\nwith open(path, encoding='utf-8') as f:\n    data = json.load(f)\n"

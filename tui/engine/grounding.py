@@ -124,7 +124,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
 
 def _skeleton(path: str, prompt: str = "", repo: Path | None = None) -> str:
     if path.lower().endswith((".csv", ".tsv")):
-        delimiter = ", delimiter='\\t'" if path.lower().endswith(".tsv") else ""
+        delimiter = ", delimiter=chr(9)" if path.lower().endswith(".tsv") else ""  # no backslash to mis-escape
         return ("Start from this code; use only the example lines the request asks for (rows are lists of "
                 "strings; keep the header first and the rows' order unless asked to sort):\n"
                 f"import csv\npath = {path!r}\nwith open(path, newline='') as f:\n"

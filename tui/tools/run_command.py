@@ -8,6 +8,7 @@ the model's own.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -39,11 +40,30 @@ async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 SKELETON_GAP = "# ... change data here ..."  # the placeholder in grounding's JSON skeleton
 
+def unescaped_newlines(code: str) -> str:
+    """``f.write('\\n')`` written into a JSON string without escaping the backslash arrives with a real newline
+    between the quotes (a syntax error): put the escape back when that makes the code compile."""
+    try:
+        compile(code, "<run_python>", "exec")
+        return code
+    except SyntaxError as err:
+        if "unterminated string" not in str(err.msg):
+            return code
+    except ValueError:
+        return code
+    fixed = re.sub(r"(['\"])\n(\1)", r"\1\\n\2", code)
+    try:
+        compile(fixed, "<run_python>", "exec")
+    except (SyntaxError, ValueError):
+        return code
+    return fixed
+
+
 async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     """The snippet runs in the project's interpreter (projenv.find_python), chosen now and shown in the command."""
     from tui.projenv import find_python
 
-    code = str_arg(args, "code")
+    code = unescaped_newlines(str_arg(args, "code"))
     if not code.strip():
         raise ToolError("code must not be empty")
     if SKELETON_GAP in code:  # devagent's data skeleton run as given: it would rewrite the file unchanged
