@@ -220,3 +220,17 @@ def test_an_existing_definition_sent_back_unchanged_is_told_to_take_a_new_name(
     events = run(repo, ollama_server, "Add a test to tests/test_store.py that len() counts the keys")
     told = results(events, "edit_symbol")[0]
     assert not told["ok"] and "symbol 'StoreTest.test_get_<what it checks>'" in told["output"]
+
+
+def test_an_edit_that_would_break_a_files_syntax_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: edit_file put a whole if/elif chain on one line; it was applied, then reported."""
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE})
+    ollama_server.push(text_call("edit_file", path="store.py", old="        return self.data[key]",
+                                 new="        if key in self.data: return self.data[key] else: return None"),
+                       text_call("edit_file", path="store.py", old="        return self.data[key]",
+                                 new="        return self.data.get(key)"),
+                       Reply("get returns None for a missing key."))
+    events = run(repo, ollama_server, "Make Store.get return None for a missing key")
+    first, second = results(events, "edit_file")
+    assert not first["ok"] and "would make store.py stop parsing (line" in first["output"]
+    assert second["ok"] and python(repo, "import store; print(store.Store().get('x'))") == "None"

@@ -88,6 +88,26 @@ def placeholder(old: str, new: str) -> str:
     return next((ln.strip() for ln in new.splitlines() if ln not in before and PLACEHOLDER.search(ln)), "")
 
 
+def breaks_syntax(rel: str, old: str, new: str) -> str:
+    """The syntax error a Python edit introduces into a file that parsed before ('' when none)."""
+    if not rel.endswith((".py", ".pyi")):
+        return ""
+    import ast
+
+    try:
+        ast.parse(old, rel)  # parsing only: nothing runs
+    except (SyntaxError, ValueError):
+        return ""  # it did not parse before either: not this edit's doing
+    try:
+        ast.parse(new, rel)
+    except SyntaxError as err:
+        line = (err.text or "").strip()[:100]
+        return f"line {err.lineno}: {err.msg}" + (f": {line}" if line else "")
+    except ValueError as err:
+        return str(err)
+    return ""
+
+
 def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
     """A module-level def/class the edit defines a second time (the new one would silently replace the first at
     import): its name and the line of the first (None when none, or when either version does not parse)."""
@@ -124,6 +144,11 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     if stub:
         raise ToolError(f"the new code has a placeholder instead of code ({stub!r}); nothing was changed. Write the "
                         "code itself: the lines that stay, copied from the current code, with the change made.")
+    broken = breaks_syntax(rel, (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    if broken:
+        raise ToolError(f"that would make {rel} stop parsing ({broken}); nothing was changed. Python statements "
+                        "go on lines of their own, indented under the line they belong to: send the edit again with "
+                        "the new lines written out as they will stand in the file.")
     twice = redefined(rel, (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
     if twice:
         raise ToolError(f"that would define {twice[0]} a second time in {rel} (the first is at line {twice[1]}), "
