@@ -47,7 +47,6 @@ MAX_LINES = 420  # "a few hundred lines, none over ~400"
 # Longer modules, each with the reason it is still one piece (tests/core/test_layers.py keeps this list honest).
 LONG_MODULES: dict[str, str] = {
     "tui.engine.agent": "the agent loop with the small-model countermeasures' responses inline (their detectors are in engine/coach.py)",
-    "tui.app.widgets.diff_view": "the virtualized diff view: scrolling, cursor and selection share the row cache",
 }
 
 

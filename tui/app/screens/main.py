@@ -150,6 +150,12 @@ class MainScreen(Screen):
         self.session = session
         self.bar.show_session(session)
 
+    @property
+    def alive(self) -> bool:
+        """Not quitting, and not being torn down (Textual prunes the panes before the screen leaves the stack):
+        late events, requests and refreshes have nowhere to go otherwise."""
+        return not self.closing and self.is_attached and not self._pruning
+
     def close(self) -> None:
         """The app quits: say so; late events, requests and refreshes are dropped from now on."""
         self.closing = True
@@ -190,7 +196,7 @@ class MainScreen(Screen):
 
     def update_keys(self) -> None:
         """The status bar's keys: what matters now, then the focused pane's own keys, then the app's."""
-        if not self.app.screen_stack or self.app.screen_stack[0] is not self:
+        if not self.alive or self.app.screen_stack[:1] != [self]:
             return  # a focus event while the app is torn down (its screens already gone)
         now: list[Hint] = []
         if self.busy():
@@ -210,7 +216,7 @@ class MainScreen(Screen):
 
     # approvals ---------------------------------------------------------------
     def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
-        if self.closing:
+        if not self.alive:
             message.future.cancel()
             return
         proposal, queue = message.proposal, self.queue
@@ -223,7 +229,7 @@ class MainScreen(Screen):
         self.update_keys()
 
     def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
-        if self.closing:
+        if not self.alive:
             return
         self.queue.drop(message.proposal_id)
         line = self.agent.tool_call_for_proposal(message.proposal_id)
@@ -233,7 +239,7 @@ class MainScreen(Screen):
 
     def on_approval_queue_dropped(self, message: ApprovalQueue.Dropped) -> None:
         """A proposal left the queue: its tool-call line, the queue's place and the diff follow."""
-        if self.closing:
+        if not self.alive:
             return
         line = self.agent.tool_call_for_proposal(message.proposal_id) if message.decision is not None else None
         if line is not None:
@@ -256,12 +262,12 @@ class MainScreen(Screen):
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
         """The diff panel re-read the tree (it keeps the diffs); the status bar's counts."""
         state = message.state
-        for bar in () if self.closing else self.query(StatusBar):  # none while the screen is torn down
+        for bar in self.query(StatusBar) if self.alive else ():
             bar.branch, bar.dirty, bar.staged = state.branch, state.dirty, state.staged
 
     # engine events -------------------------------------------------------------
     def on_engine_event(self, message: msg.EngineEvent) -> None:
-        if self.closing or not self.is_attached:
+        if not self.alive:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
         handler = handler_for(type(message.event))
         if handler is not None:

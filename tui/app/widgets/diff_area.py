@@ -148,7 +148,7 @@ class DiffArea(Horizontal):
 
     def on_repo_refreshed(self, message: msg.RepoRefreshed) -> None:
         """Keep the tree diffs; the shown tree follows when it changed (the message bubbles on to the screen)."""
-        if self.closed or not self.is_attached:
+        if self.closed or not self.is_attached or self._pruning:  # quitting, or being torn down
             message.stop()
             return
         before = self.tree_text
