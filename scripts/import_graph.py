@@ -47,8 +47,6 @@ MAX_LINES = 420  # "a few hundred lines, none over ~400"
 # Longer modules, each with the reason it is still one piece (tests/core/test_layers.py keeps this list honest).
 LONG_MODULES: dict[str, str] = {
     "tui.engine.agent": "the agent loop with the small-model countermeasures' responses inline (their detectors are in engine/coach.py)",
-    "tui.app.app": "the app's wiring and its engine handlers; the handlers move to the main screen next",
-    "tui.app.widgets.diff_view": "the virtualized diff view: scrolling, cursor and selection share the row cache",
 }
 
 

@@ -52,7 +52,7 @@ async def scene(pilot) -> None:  # type: ignore[no-untyped-def]
                                          {"command": proposal.command or proposal.summary}))
         feed(app, ev.ProposalCreated(proposal))
         ask(app, proposal)
-    await wait_for(pilot, lambda: len(app.pending) == 4, what="the proposals")
+    await wait_for(pilot, lambda: len(app.main.queue.pending) == 4, what="the proposals")
     await wait_for(pilot, lambda: app.query_one(StatusBar).branch == "main", what="git status")
     app.query_one("#queue").focus()
     await pilot.press("down")  # the edit: its diff is shown

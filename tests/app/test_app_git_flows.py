@@ -50,7 +50,7 @@ async def test_undo_restores_an_approved_edit_and_undo_of_undo(repo: Path, ollam
         queue.focus()
         await pilot.press("a")
         await wait_for(pilot, lambda: "BROKEN" in (repo / "app.py").read_text(), what="edit applied")
-        await wait_for(pilot, lambda: not app._busy(), what="turn finished")
+        await wait_for(pilot, lambda: not app.main.busy(), what="turn finished")
 
         await away_from_prompt(pilot)
         await pilot.press("u")

@@ -186,7 +186,7 @@ async def test_worktree_diff_shown_when_nothing_proposed(repo: Path) -> None:
     (repo / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
     app = build_app(repo)
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: "a + b + 0" in app.worktree_diff, what="git diff")
+        await wait_for(pilot, lambda: "a + b + 0" in app.main.diff.worktree_diff, what="git diff")
         from tui.app.widgets.status_bar import StatusBar
 
         bar = app.query_one(StatusBar)
@@ -194,7 +194,7 @@ async def test_worktree_diff_shown_when_nothing_proposed(repo: Path) -> None:
         view = app.query_one("#diff")
         assert getattr(view, "hunk_count", 1) == 1
         ask(app, Proposal(id="d1", kind="edit", summary="edit", diff=EDIT_DIFF, files=["app.py"]))
-        await wait_for(pilot, lambda: app.diff_for == "d1")
+        await wait_for(pilot, lambda: app.main.diff.diff_for == "d1")
 
 
 def test_finished_prefix_freezes_only_complete_blocks() -> None:
@@ -212,7 +212,7 @@ async def test_file_list_follows_a_multi_file_diff(repo: Path) -> None:
     (repo / "README.md").write_text("# demo\n\nmore\n")
     app = build_app(repo)
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: "a + b + 0" in app.worktree_diff, what="git diff")
+        await wait_for(pilot, lambda: "a + b + 0" in app.main.diff.worktree_diff, what="git diff")
         files = app.query_one("#files")
         await wait_for(pilot, lambda: files.display and files.option_count == 2, what="file list")
         files.focus()
@@ -237,7 +237,7 @@ async def test_stage_and_unstage_accepted_hunks(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "SECOND" in git(repo, "diff", "--cached"), what="staged")
         assert "FIRST" not in git(repo, "diff", "--cached") and "FIRST" in git(repo, "diff")
         await pilot.press("ctrl+d")  # the staged view
-        await wait_for(pilot, lambda: app.tree_mode == "staged" and view.hunk_count == 1, what="staged view")
+        await wait_for(pilot, lambda: app.main.diff.tree_mode == "staged" and view.hunk_count == 1, what="staged view")
         await pilot.press("S")  # unstage it again
         await wait_for(pilot, lambda: git(repo, "diff", "--cached") == "", what="unstaged")
     assert (repo / "data.txt").read_text() == "".join(changed)  # the working tree is never touched

@@ -56,7 +56,7 @@ async def test_kill_key_and_escape_stop_commands(repo: Path, ollama_server: Scri
             await pilot.press("a")
             await wait_for(pilot, lambda: output.running, what="command running")
             await pilot.press(key)
-            await wait_for(pilot, lambda: not app._busy(), timeout=10, what=f"{key} stops the command")
+            await wait_for(pilot, lambda: not app.main.busy(), timeout=10, what=f"{key} stops the command")
             await wait_for(pilot, lambda: not output.running, what="output pane shows the end")
             assert "killed" in output.log_widget.lines[-1] or "exit" in output.log_widget.lines[-1]
         out = subprocess.run(["pgrep", "-af", "sleep 117.25"], capture_output=True, text=True)

@@ -163,7 +163,7 @@ async def test_fix_loop_counts_attempts_and_ends_green(tmp_path: Path, ollama_se
     )
     app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.server_state == "connected", what="server connected")
+        await wait_for(pilot, lambda: app.main.server_state == "connected", what="server connected")
         app.query_one(AgentPane).focus()
         await pilot.press("F")
         output = app.query_one(OutputPane)

@@ -38,7 +38,7 @@ async def test_the_kind_column_fits_the_longest_kind_pending(repo: Path) -> None
         firsts = [str(queue.get_option_at_index(i).prompt).split("\n")[0] for i in range(queue.option_count)]
         starts = text_starts(firsts, [p.summary for p in LABEL_PROPOSALS])
         assert starts == [len("SCAFFOLD") + 2] * len(LABEL_PROPOSALS), firsts
-        app.resolve("q3", Decision("reject"))
+        app.main.queue.resolve("q3", Decision("reject"))
         await pilot.pause(0.1)
         firsts = [str(queue.get_option_at_index(i).prompt).split("\n")[0] for i in range(queue.option_count)]
         assert [f.index(s) for f, s in zip(firsts, ["edit app.py", "pytest -q", "print(1)"])] == \

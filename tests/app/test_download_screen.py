@@ -75,9 +75,7 @@ async def test_offer_download_progress_cancel_then_resume_and_load(repo: Path, s
         assert "No model downloaded" in notices(app)
         await pilot.pause(1.0)
         assert not isinstance(app.screen, DownloadScreen)  # offered once per run, not at every retry
-        from tui.app.flows import download  # the palette entry offers it again
-
-        download.offer(app)
+        app.action_download_model()  # the palette entry offers it again
         await wait_for(pilot, lambda: isinstance(app.screen, DownloadScreen), what="the offer again")
         source.pace = 0.0
         await pilot.press("enter")

@@ -1,4 +1,4 @@
-"""Engine events reach the app's handlers by their class (tui/app/engine_events.py: ``@handles``)."""
+"""Engine events reach the main screen's handlers by their class (tui/app/engine_events.py: ``@handles``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.app.snapshot_apps.factory import build_app, feed, wait_for
-from tui.app.app import DevagentApp
 from tui.app.engine_events import HANDLERS, handler_for, handles
+from tui.app.screens.main import MainScreen
 from tui.app.widgets.status_bar import StatusBar
 from tui.protocol import events as ev
 
@@ -24,7 +24,7 @@ def test_every_event_kind_has_a_handler_but_the_ones_the_app_ignores() -> None:
     """A new event kind fails here until the app handles it (or it is added to the ignored ones)."""
     ignored = {ev.TurnStarted}  # the prompt is already on screen when the turn starts
     assert {k for k in _kinds(ev.Event) if handler_for(k) is None} == ignored
-    assert all(getattr(DevagentApp, h.__name__) is h for h in HANDLERS.values())
+    assert all(getattr(MainScreen, h.__name__) is h for h in HANDLERS.values())
 
 
 def test_a_second_handler_for_one_kind_is_refused() -> None:

@@ -50,7 +50,7 @@ async def busy_screen(pilot: Any) -> None:
         feed(app, ev.ToolCallStarted(proposal.call_id, "edit_file" if proposal.diff else "run_command",
                                      {"command": proposal.summary}), ev.ProposalCreated(proposal))
         ask(app, proposal)
-    await wait_for(pilot, lambda: len(app.pending) == 2)
+    await wait_for(pilot, lambda: len(app.main.queue.pending) == 2)
     await wait_for(pilot, lambda: not app.query_one(AgentPane).streaming and "I will tidy add" in painted(app),
                    what="the reply painted")
     no_blink(app)
@@ -147,8 +147,8 @@ async def test_ctrl_o_back_goes_to_the_prompt_when_the_pane_left_is_gone(repo: P
         await busy_screen(pilot)
         app.query_one("#queue").focus()
         await pilot.press(JUMP_KEY)
-        for proposal_id in list(app.pending):
-            app.resolve(proposal_id, Decision("reject"))
+        for proposal_id in list(app.main.queue.pending):
+            app.main.queue.resolve(proposal_id, Decision("reject"))
         await pilot.pause(0.1)  # the queue is empty: hidden on a narrow screen
         await pilot.press(JUMP_KEY)
         assert app.query_one("#prompt").has_focus

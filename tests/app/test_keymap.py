@@ -73,7 +73,7 @@ async def test_the_palette_runs_each_action_on_its_owner(repo: Path) -> None:
         await run("Next theme")  # an app action
         assert app.theme != before
         ask(app, Proposal(id="d1", kind="edit", summary="edit app.py", diff=EDIT_DIFF, files=["app.py"]))
-        await wait_for(pilot, lambda: app.diff_for == "d1")
+        await wait_for(pilot, lambda: app.main.diff.diff_for == "d1")
         view = app.query_one(DiffView)
         await run("Diff: unified / side by side")  # the diff view's own action
         assert view.side_by_side

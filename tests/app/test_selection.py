@@ -69,11 +69,11 @@ async def test_textual_can_still_render_the_approval_queue_its_own_way(repo: Pat
     async with app.run_test(size=(160, 48)) as pilot:
         for proposal in sample_proposals():
             ask(app, proposal)
-        await wait_for(pilot, lambda: len(app.pending) == 4)
+        await wait_for(pilot, lambda: len(app.main.queue.pending) == 4)
         queue = app.query_one(ApprovalQueue)
         queue._render()  # Textual's Widget._render: no arguments
         await pilot.mouse_down(ApprovalQueue, offset=(2, 1))
         await pilot.mouse_up(ApprovalQueue, offset=(20, 3))
         await pilot.press("ctrl+c")
         await pilot.pause(0.1)
-        assert app.is_running and len(app.pending) == 4  # a click only highlights; nothing was decided
+        assert app.is_running and len(app.main.queue.pending) == 4  # a click only highlights; nothing was decided

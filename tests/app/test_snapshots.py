@@ -59,7 +59,7 @@ async def scene_queue(pilot: Any) -> None:
                                          {"command": proposal.command or proposal.summary}))
         feed(app, ev.ProposalCreated(proposal))
         ask(app, proposal)
-    await wait_for(pilot, lambda: len(app.pending) == 4)
+    await wait_for(pilot, lambda: len(app.main.queue.pending) == 4)
     await pilot.press("down")
     await settle(pilot)
 

@@ -153,6 +153,6 @@ async def test_the_apps_status_refresh(tmp_path: Path) -> None:
     app = build_app(repo, git_refresh=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.query_one(StatusBar).dirty > 0, what="the status refresh")
-        app.refresh_repo()
+        app.main.diff.refresh_repo()
         await pilot.pause(0.5)
     attack.check()

@@ -111,6 +111,6 @@ async def show_labels(pilot: Any) -> None:
     feed(app, *(ev.ToolCallStarted(call_id, name, args) for call_id, name, args in LABEL_CALLS))
     for proposal in LABEL_PROPOSALS:
         ask(app, proposal)
-    await wait_for(pilot, lambda: len(app.pending) == len(LABEL_PROPOSALS)
+    await wait_for(pilot, lambda: len(app.main.queue.pending) == len(LABEL_PROPOSALS)
                    and len(app.query("ToolCallLine")) == len(LABEL_CALLS))
     await pilot.pause(0.1)

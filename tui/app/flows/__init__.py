@@ -1,7 +1,8 @@
-"""The git-workflow and repo-aware actions of the TUI: undo, tests, the fix loop, commit, /scaffold.
+"""The git-workflow and repo-aware actions of the TUI: undo, tests, the fix loop, commit, /scaffold, the
+first-run download.
 
-app.py binds keys to one-line actions that call these; the logic lives here, the screens in
-tui/app/screens/. Nothing heavy is imported at module level (the app imports this before its
+app.py binds the global keys to one-line actions that call these with the main screen they act on; the
+logic lives here, the modal screens in tui/app/screens/. Nothing heavy is imported at module level (the app imports this before its
 first frame).
 """
 
@@ -9,19 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.app.flows import commit, download, slash, tests, undo
+from tui.app.flows import commit, download, slash, tests, turn, undo
 
 if TYPE_CHECKING:
-    from tui.app.host import Host
+    from tui.app.screens.main import MainScreen
 
-__all__ = ["commit", "download", "slash", "tests", "undo", "prefill_scaffold"]
+__all__ = ["commit", "download", "slash", "tests", "turn", "undo", "prefill_scaffold"]
 
 
-def prefill_scaffold(app: "Host") -> None:
+def prefill_scaffold(screen: "MainScreen") -> None:
     """The palette's "Scaffold…": the prompt, focused, starting with /scaffold."""
     from tui.app.widgets.prompt_input import PromptInput
 
-    prompt = app.main.query_one(PromptInput)
+    prompt = screen.query_one(PromptInput)
     prompt.load_text("/scaffold ")
     prompt.move_cursor(prompt.document.end)
     prompt.focus()

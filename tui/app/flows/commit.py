@@ -14,32 +14,32 @@ from typing import TYPE_CHECKING, Any
 from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
-    from tui.app.host import Host
+    from tui.app.screens.main import MainScreen
 
 
-def start_commit(app: "Host") -> None:
-    app.run_worker(_commit(app), name="commit", group="commit", exclusive=True, exit_on_error=False)
+def start_commit(screen: "MainScreen") -> None:
+    screen.run_worker(_commit(screen), name="commit", group="commit", exclusive=True, exit_on_error=False)
 
 
-async def _commit(app: "Host") -> None:
+async def _commit(screen: "MainScreen") -> None:
     from tui.app.screens.commit import CommitScreen
     from tui.git.repo import Repo
 
     try:
-        repo = await asyncio.to_thread(Repo, app.repo)
+        repo = await asyncio.to_thread(Repo, screen.repo)
         await asyncio.to_thread(repo.ensure_writable)  # index.lock, a merge, a rebase...: says which and how
         staged = await asyncio.to_thread(repo.diff_staged)
     except DevagentError as err:
-        app.notify(f"Commit refused: {err.message} {err.hint}".strip(), severity="error", timeout=10)
+        screen.notify(f"Commit refused: {err.message} {err.hint}".strip(), severity="error", timeout=10)
         return
     if not staged.strip():
-        app.notify("Nothing is staged: stage hunks first (ctrl+d shows the working tree, S stages).",
+        screen.notify("Nothing is staged: stage hunks first (ctrl+d shows the working tree, S stages).",
                    severity="warning", timeout=6)
         return
     done: list[Any] = []
 
     async def generate(diff: str) -> tuple[str, str]:
-        return await message_for(app, repo, diff)
+        return await message_for(screen, repo, diff)
 
     async def commit(message: str, no_verify: bool) -> Any:
         started = time.monotonic()
@@ -50,37 +50,37 @@ async def _commit(app: "Host") -> None:
     async def staged_now() -> str:
         return await asyncio.to_thread(repo.diff_staged)
 
-    sha = await app.push_screen_wait(CommitScreen(staged, generate, commit, staged_now))
+    sha = await screen.app.push_screen_wait(CommitScreen(staged, generate, commit, staged_now))
     if sha is None:
-        app.notify("Commit cancelled; nothing was committed.", timeout=3)
+        screen.notify("Commit cancelled; nothing was committed.", timeout=3)
         return
     result, duration = done[-1]
-    _report(app, sha, result.output, duration)
+    _report(screen, sha, result.output, duration)
 
 
-async def message_for(app: "Host", repo: Any, staged: str) -> tuple[str, str]:
+async def message_for(screen: "MainScreen", repo: Any, staged: str) -> tuple[str, str]:
     """(message, source) from the staged diff alone."""
     from tui.git import commitmsg
 
     subjects = await asyncio.to_thread(repo.recent_subjects)
-    session = app.session
+    session = screen.session
     info = getattr(session, "info", None)
-    if session is not None and info is not None and app.server_state == "connected":
+    if session is not None and info is not None and screen.server_state == "connected":
         return await commitmsg.generate_with_source(session.backend, staged, subjects, model=info.name)
     return commitmsg.fallback_message(staged, subjects), "fallback (the model server is not connected)"
 
 
-def _report(app: "Host", sha: str, output: str, duration: float) -> None:
+def _report(screen: "MainScreen", sha: str, output: str, duration: float) -> None:
     from tui.app.widgets.agent_pane import AgentPane
     from tui.app.widgets.output_pane import OutputPane
 
     if output.strip():
-        pane = app.main.query_one(OutputPane)
+        pane = screen.query_one(OutputPane)
         pane.start("commit", "git commit (hooks included)", "none")
         pane.write(output if output.endswith("\n") else output + "\n")
         pane.finish(0, duration)
-        app.main.add_class("-has-output")
+        screen.add_class("-has-output")
     text = f"committed {sha[:12]}"
-    app.main.query_one(AgentPane).add_notice(text)
-    app.notify(text, timeout=4)
-    app.refresh_repo()
+    screen.query_one(AgentPane).add_notice(text)
+    screen.notify(text, timeout=4)
+    screen.diff.refresh_repo()

@@ -10,13 +10,13 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tui.app.host import Host
+    from tui.app.screens.main import MainScreen
 
 USAGE = "/scaffold KIND NAME [--dir D]   (KIND: component, page, route, module, widget, package)"
-_offered: dict[int, str] = {}  # id(app) -> the test file the last approved scaffold created
+_offered: dict[int, str] = {}  # id(screen) -> the test file the last approved scaffold created
 
 
-def handle(app: "Host", text: str) -> bool:
+def handle(screen: "MainScreen", text: str) -> bool:
     """True when ``text`` was a prompt command (handled here); False sends it to the model."""
     word = text.split(maxsplit=1)[0] if text.strip() else ""
     if word not in ("/scaffold", "/test"):
@@ -27,20 +27,21 @@ def handle(app: "Host", text: str) -> bool:
     try:
         parts = shlex.split(text)
     except ValueError as err:
-        app.notify(f"{word}: {err}", severity="error")
+        screen.notify(f"{word}: {err}", severity="error")
         return True
     if word == "/test":
-        start_tests(app, " ".join(parts[1:]))
+        start_tests(screen, " ".join(parts[1:]))
         return True
     arguments = _scaffold_arguments(parts[1:])
     if arguments is None:
-        app.notify(f"usage: {USAGE}", severity="warning", timeout=8)
+        screen.notify(f"usage: {USAGE}", severity="warning", timeout=8)
         return True
-    if not ready(app, "the scaffold"):
+    if not ready(screen, "the scaffold"):
         return True
-    app.main.query_one(AgentPane).add_prompt(text)
-    app.run_worker(keys_after(app, _scaffold(app, arguments)), name="scaffold", group="command", exit_on_error=False)
-    app._update_keys()
+    screen.query_one(AgentPane).add_prompt(text)
+    screen.run_worker(keys_after(screen, _scaffold(screen, arguments)), name="scaffold", group="command",
+                      exit_on_error=False)
+    screen.update_keys()
     return True
 
 
@@ -66,26 +67,26 @@ def _scaffold_arguments(words: list[str]) -> dict[str, Any] | None:
     return {"kind": positional[0], "name": positional[1], **({"options": options} if options else {})}
 
 
-async def _scaffold(app: "Host", arguments: dict[str, Any]) -> None:
-    result = await app.session.run_tool("scaffold", arguments)
+async def _scaffold(screen: "MainScreen", arguments: dict[str, Any]) -> None:
+    result = await screen.session.run_tool("scaffold", arguments)
     if not result.ok:
-        app.notify(f"scaffold: {result.summary}", severity="warning", timeout=8)
+        screen.notify(f"scaffold: {result.summary}", severity="warning", timeout=8)
         return
     test = str((result.data or {}).get("test_selection") or "")
     if test:
-        _offered[id(app)] = test
-        app.notify(f"Files written. New test {test}: press T to run it.", timeout=15)
+        _offered[id(screen)] = test
+        screen.notify(f"Files written. New test {test}: press T to run it.", timeout=15)
     else:
-        app.notify("Files written.", timeout=4)
-    app.refresh_repo()
+        screen.notify("Files written.", timeout=4)
+    screen.diff.refresh_repo()
 
 
-def run_offered_test(app: "Host") -> None:
+def run_offered_test(screen: "MainScreen") -> None:
     """`T`: run the test the last approved scaffold created."""
     from tui.app.flows.tests import start_tests
 
-    test = _offered.get(id(app))
+    test = _offered.get(id(screen))
     if not test:
-        app.notify("No new test to run yet (`/scaffold` offers one); t runs the whole suite.", timeout=4)
+        screen.notify("No new test to run yet (`/scaffold` offers one); t runs the whole suite.", timeout=4)
         return
-    start_tests(app, test)
+    start_tests(screen, test)

@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
-    from tui.app.host import Host
+    from tui.app.screens.main import MainScreen
 
 
-def start_undo(app: "Host") -> None:
-    if app._busy():
-        app.notify("Something is running: escape cancels it, then undo.", severity="warning")
+def start_undo(screen: "MainScreen") -> None:
+    if screen.busy():
+        screen.notify("Something is running: escape cancels it, then undo.", severity="warning")
         return
-    app.run_worker(_undo(app), name="undo", group="undo", exclusive=True, exit_on_error=False)
+    screen.run_worker(_undo(screen), name="undo", group="undo", exclusive=True, exit_on_error=False)
 
 
-async def _undo(app: "Host") -> None:
+async def _undo(screen: "MainScreen") -> None:
     from tui.app.screens.undo import UndoScreen
     from tui.app.widgets.agent_pane import AgentPane
     from tui.git import checkpoints
@@ -30,29 +30,29 @@ async def _undo(app: "Host") -> None:
     from tui.git.repo import Repo
 
     try:
-        repo = await asyncio.to_thread(Repo, app.repo)
+        repo = await asyncio.to_thread(Repo, screen.repo)
         await asyncio.to_thread(repo.ensure_writable)
         cp = await asyncio.to_thread(checkpoints.resolve, repo, None)
         diff = await asyncio.to_thread(checkpoints.undo_diff, repo, cp)
     except DevagentError as err:
-        app.notify(f"Undo: {err.message} {err.hint}".strip(), severity="warning", timeout=8)
+        screen.notify(f"Undo: {err.message} {err.hint}".strip(), severity="warning", timeout=8)
         return
     what = f"checkpoint {cp.short} ({cp.label})"
     if not diff.strip():
-        app.notify(f"Nothing to undo: the working tree already equals {what}.", timeout=4)
+        screen.notify(f"Nothing to undo: the working tree already equals {what}.", timeout=4)
         return
     files = len(DiffIndex.from_text(diff).files)
-    if not await app.push_screen_wait(UndoScreen(diff, what, files)):
-        app.notify("Undo cancelled; nothing changed.", timeout=3)
+    if not await screen.app.push_screen_wait(UndoScreen(diff, what, files)):
+        screen.notify("Undo cancelled; nothing changed.", timeout=3)
         return
-    session_id = getattr(app.session, "session_id", None)
+    session_id = getattr(screen.session, "session_id", None)
     try:
         before = await asyncio.to_thread(checkpoints.restore, repo, cp, session_id=session_id)
     except DevagentError as err:
-        app.notify(f"Undo failed: {err.message} {err.hint}".strip(), severity="error", timeout=8)
+        screen.notify(f"Undo failed: {err.message} {err.hint}".strip(), severity="error", timeout=8)
         return
     text = (f"undo: restored {what}, {files} file(s). The state before is checkpoint {before.short}: "
             "press u again to undo this undo. Ignored files were not touched.")
-    app.main.query_one(AgentPane).add_notice(text)
-    app.notify(text, timeout=6)
-    app.refresh_repo()
+    screen.query_one(AgentPane).add_notice(text)
+    screen.notify(text, timeout=6)
+    screen.diff.refresh_repo()

@@ -1,13 +1,16 @@
 """Pending proposals, oldest first, each with kind, literal summary, risk, rule and sandbox.
 
 Keys (while focused): a approve, r reject (asks for a reason), e edit then approve,
-A approve every low-risk pending proposal, enter open the full proposal. The widget only
-posts ``ApprovalQueue.Act``; the app resolves the engine's futures.
+A approve every low-risk pending proposal, enter open the full proposal. The queue owns the
+pending decisions: the future the engine awaits for each proposal (``request``), answered by
+``resolve``; its keys post ``ApprovalQueue.Act`` (tui/app/approvals.py answers them) and every
+proposal leaving the queue posts ``ApprovalQueue.Dropped``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.message import Message
@@ -17,6 +20,9 @@ from textual.widgets.option_list import Option
 from tui.app.themes import theme_variables
 from tui.app.keymap import bindings, hints
 from tui.app.widgets.tool_call_line import label_cell, literal_warnings, one_line
+
+if TYPE_CHECKING:
+    from tui.protocol.proposals import Decision
 
 LOW_RISK = {"read-only", "readonly", "safe", "low", "none"}
 HIGH_RISK = {"destructive", "dangerous", "high", "critical", "network", "secrets", "irreversible", "deny"}
@@ -48,8 +54,16 @@ def proposal_text(proposal: Any) -> str:
     return str(getattr(proposal, "summary", ""))
 
 
+def decision(action: str, **fields: Any) -> Decision:
+    """A Decision; tui.protocol.proposals loads on the first answer, not before the first frame."""
+    from tui.protocol.proposals import Decision
+
+    return Decision(action, **fields)  # type: ignore[arg-type]
+
+
 class ApprovalQueue(OptionList):
-    """The approval queue. ``proposals`` keeps arrival order (oldest first)."""
+    """The approval queue. ``proposals`` keeps arrival order (oldest first); ``pending`` maps each one's id to
+    the proposal and the future the engine awaits."""
 
     BINDINGS = bindings("queue")  # tui/app/keymap.py
 
@@ -67,6 +81,14 @@ class ApprovalQueue(OptionList):
             self.action = action
             self.proposal = proposal
 
+    class Dropped(Message):
+        """A proposal left the queue: answered here (``decision``) or not (withdrawn, decided elsewhere: None)."""
+
+        def __init__(self, proposal_id: str, decision: Any | None) -> None:
+            super().__init__()
+            self.proposal_id = proposal_id
+            self.decision = decision
+
     class Focused(Message):
         """The highlighted proposal changed (None: the queue is empty)."""
 
@@ -77,6 +99,43 @@ class ApprovalQueue(OptionList):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.proposals: list[Any] = []
+        self.pending: dict[str, tuple[Any, asyncio.Future[Decision]]] = {}
+
+    # -- the pending decisions ----------------------------------------------------------------------
+    def request(self, proposal: Any, future: asyncio.Future[Decision]) -> None:
+        """The engine awaits ``future`` for ``proposal``: queue it."""
+        self.pending[proposal.id] = (proposal, future)
+        self.add(proposal)
+
+    def resolve(self, proposal_id: str, answer: Decision) -> None:
+        """Answer the engine for one proposal and take it off the queue."""
+        entry = self.pending.get(proposal_id)
+        if entry is None:
+            return
+        if not entry[1].done():
+            entry[1].set_result(answer)
+        self.drop(proposal_id, answer)
+
+    def drop(self, proposal_id: str, answer: Decision | None = None) -> None:
+        """Take a proposal off the queue without answering it (the engine stopped waiting, or decided)."""
+        if self.pending.pop(proposal_id, None) is None:
+            return
+        self.discard(proposal_id)
+        self.post_message(self.Dropped(proposal_id, answer))
+
+    def approve_low_risk(self) -> None:
+        """A: approve every pending low-risk proposal."""
+        chosen = [p for p, _ in self.pending.values() if is_low_risk(p)]
+        for proposal in chosen:
+            self.resolve(proposal.id, decision("approve"))
+        self.notify(f"approved {len(chosen)} low-risk proposal(s)" if chosen else "nothing low-risk is pending",
+                    timeout=3)
+
+    def cancel_all(self) -> None:
+        """Quitting: every future still awaited is cancelled (the engine's turn ends)."""
+        for _, future in list(self.pending.values()):
+            if not future.done():
+                future.cancel()
 
     def on_mount(self) -> None:
         self._update_title()

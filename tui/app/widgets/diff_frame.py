@@ -8,12 +8,14 @@ puts its labels and its mode class (-proposal / -unstaged / -staged) on the fram
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.color import Color
 from textual.containers import Vertical
 from textual.filter import LineFilter
 from textual.strip import Strip
 from textual.widget import Widget
 
+MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
 Finish = tuple[tuple[LineFilter, ...], Color]  # the app's line filters for a view's rows, and their background
 
 
@@ -48,3 +50,24 @@ class DiffFrame(Vertical):
 def labels_of(view: Widget) -> Widget:
     """Where a diff view's title, subtitle and mode class go: its DiffFrame, else its own border."""
     return view.parent if isinstance(view.parent, DiffFrame) else view
+
+
+def show_mode(view: Widget, mode: str) -> None:
+    """The mode's class (-proposal / -unstaged / -staged) on the view and where its labels go."""
+    labels = labels_of(view)
+    for name in MODES:
+        view.set_class(name == mode, f"-{name}")
+        labels.set_class(name == mode, f"-{name}")
+
+
+def show_title(view: Widget, mode: str, title: str) -> None:
+    """The border title where the view's labels go: the mode, then what the diff is."""
+    text = Text(MODES.get(mode, mode))
+    if title:
+        text.append(" · " + title)
+    labels_of(view).border_title = text
+
+
+def show_counts(view: Widget, counts: str) -> None:
+    """The border subtitle where the view's labels go: the files, hunks and lines, and how many are accepted."""
+    labels_of(view).border_subtitle = Text(counts)

@@ -2,15 +2,16 @@
 
 A plain object (no widget): the DiffView gives it one frame's state and asks
 for rows. Syntax colouring gets a time budget per frame; lines beyond it are
-returned plain and queued in ``pending`` for the view to colour next. Finished
-rows are kept as Strips, and the view builds the pages around the visible one
-in idle time (``prefetch``), so a page step only looks rows up.
+returned plain and queued in ``pending`` for the view to colour next (``recoloured``).
+Finished rows are kept as Strips, and in the view's idle time the pages around the
+visible one are built ahead (``build_ahead``), so a page step only looks rows up.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from itertools import chain
 from time import perf_counter
 from typing import NamedTuple
 
@@ -58,6 +59,7 @@ class DiffRows:
         self.frame = Frame(0, 0, 0, False, set(), -1)
         self.st: DiffStyles | None = None
         self.finish: Finish = ((), Color(0, 0, 0))
+        self._ahead: tuple[tuple[int, ...], Iterator[int] | None] = ((), None)  # build_ahead's key, rows left
 
     def begin(self, frame: Frame, styles: DiffStyles, finish: Finish | None = None) -> None:
         if styles is not self.st:
@@ -88,6 +90,30 @@ class DiffRows:
             if perf_counter() - started > budget:
                 break
         return done
+
+    def recoloured(self, height: int, count: int, side_by_side: bool) -> list[int]:
+        """Colour the lines painted plain (a frame's budget); the visible rows showing them, to repaint."""
+        done = set(self.highlight_pending())
+        right = self.layout.sbs_right if side_by_side else None
+        top = self.frame.top
+        return [row for row in range(top, min(top + height, count))
+                if self.layout.row_line(row, side_by_side) in done or (right is not None and right[row] in done)]
+
+    def build_ahead(self, page: int, count: int) -> bool:
+        """Idle time: build the page below the one painted last, then the page above; True when both are ready
+        (a call goes on where the last one stopped while the view has not moved or changed)."""
+        frame = self.frame
+        key = (frame.top, page, frame.width, frame.left, frame.side_by_side, frame.current, id(frame.accepted),
+               id(self.st))
+        todo = self._ahead[1]
+        if self._ahead[0] != key:  # the view moved or changed: the page below first, then the one above
+            below = range(min(frame.top + page, count), min(frame.top + 2 * page, count))
+            todo = chain(below, reversed(range(max(frame.top - page, 0), frame.top)))
+        if todo is None or self.prefetch(todo):
+            self._ahead = (key, None)
+            return True
+        self._ahead = (key, todo)  # go on from here in the next idle slice
+        return False
 
     # -- rows -----------------------------------------------------------------------------------
     def strip(self, row: int) -> Strip:

@@ -9,12 +9,10 @@ above and the page below are built ahead, so a page step paints cached rows.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
-from itertools import chain
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
-from rich.text import Text
 from textual import events
 from textual.binding import BindingType
 from textual.color import Color
@@ -25,11 +23,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
-from textual.widget import Widget
 
 from tui.app.keymap import bindings, hints
 
-from .diff_frame import Finish, finished, labels_of
+from .diff_frame import MODES, Finish, finished, show_counts, show_mode, show_title
 from .diff_render import DiffStyles, Highlighter
 
 if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame needs none of them
@@ -37,8 +34,6 @@ if TYPE_CHECKING:  # imported by show_diff: the empty view of the first frame ne
 
     from .diff_layout import Layout
     from .diff_rows import DiffRows
-
-MODES = {"proposal": "Proposed change", "unstaged": "Unstaged changes", "staged": "Staged changes"}
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -110,7 +105,6 @@ class DiffView(ScrollView, can_focus=True):
         self._current_file = -1
         self._rows: DiffRows | None = None
         self._idle_scheduled = False
-        self._ahead: tuple[tuple[int, ...], Iterator[int] | None] = ((), None)  # prefetch key, rows left to build
         self._finish: Finish = ((), Color(0, 0, 0))  # the line filters applied to rows, and their background
         self.add_class("-proposal")
 
@@ -130,7 +124,6 @@ class DiffView(ScrollView, can_focus=True):
         self._highlighter.clear()
         self._num_width = number_width(index)
         self._rows = DiffRows(self._layout, self._num_width, self._highlighter, self._schedule_highlight)
-        self._ahead = ((), None)
         self._max_len = max(map(len, lines), default=0)
         self._title = title
         self._current_file = -1
@@ -251,17 +244,8 @@ class DiffView(ScrollView, can_focus=True):
         return mode if mode in MODES else "proposal"
 
     def watch_mode(self, mode: str) -> None:
-        self._mode_classes()
+        show_mode(self, mode)
         self._update_title()
-
-    def _mode_classes(self) -> None:
-        for name in MODES:
-            self.set_class(name == self.mode, f"-{name}")
-            self._labels.set_class(name == self.mode, f"-{name}")
-
-    @property
-    def _labels(self) -> Widget:
-        return labels_of(self)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -269,7 +253,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-        self._mode_classes()  # the frame learns the mode the view was born with
+        show_mode(self, self.mode)  # the frame learns the mode the view was born with
         self._update_title()
         self._update_subtitle()
 
@@ -338,17 +322,10 @@ class DiffView(ScrollView, can_focus=True):
                 self.post_message(self.FileFocused(current))
 
     def _update_title(self) -> None:
-        label = MODES.get(self.mode, self.mode)
-        title = Text(label)
-        if self._title:
-            title.append(" · " + self._title)
-        self._labels.border_title = title
+        show_title(self, self.mode, self._title)
 
     def _update_subtitle(self) -> None:
-        if self._layout is None:
-            self._labels.border_subtitle = Text("no changes")
-            return
-        self._labels.border_subtitle = Text(self._layout.summary(len(self.accepted)))
+        show_counts(self, self._layout.summary(len(self.accepted)) if self._layout is not None else "no changes")
 
     @property
     def styles_for_diff(self) -> DiffStyles:
@@ -377,32 +354,11 @@ class DiffView(ScrollView, can_focus=True):
         if rows is None or rows.st is None:  # nothing painted yet
             return
         if rows.pending:
-            self._run_highlight(rows)
-            self._schedule_highlight()
-            return
-        frame = rows.frame
-        page = self.scrollable_content_region.height
-        key = (frame.top, page, frame.width, frame.left, frame.side_by_side, frame.current, id(frame.accepted),
-               id(rows.st))
-        todo = self._ahead[1]
-        if self._ahead[0] != key:  # the view moved or changed: the page below first, then the one above
-            count = self._row_count()
-            below = range(min(frame.top + page, count), min(frame.top + 2 * page, count))
-            todo = chain(below, reversed(range(max(frame.top - page, 0), frame.top)))
-        if todo is None or rows.prefetch(todo):
-            self._ahead = (key, None)
-        else:
-            self._ahead = (key, todo)  # go on from here in the next idle slice
-            self._schedule_highlight()
-
-    def _run_highlight(self, rows: DiffRows) -> None:
-        """Colour the lines painted plain, a frame's worth at a time, so paging never waits on Pygments."""
-        done = set(rows.highlight_pending())
-        top = rows.frame.top
-        for row in range(top, min(top + self.size.height, self._row_count())):
-            right = self._layout.sbs_right if self.side_by_side and self._layout else None
-            if self._row_line(row) in done or (right is not None and right[row] in done):
+            for row in rows.recoloured(self.size.height, self._row_count(), self.side_by_side):
                 self.refresh_line(row)
+            self._schedule_highlight()
+        elif not rows.build_ahead(self.scrollable_content_region.height, self._row_count()):
+            self._schedule_highlight()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -39,6 +39,14 @@ class StatusBar(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
 
+    def show_session(self, session: Any) -> None:
+        """The opened session's sandbox (and why it is weak, in the session's notice) and model."""
+        info = getattr(session, "sandbox_info", None)
+        if info is not None:
+            self.sandbox = f"{info.kind}" + ("" if info.active else " (inactive)")
+            self.sandbox_strong = bool(info.active) and info.kind != "none"
+        self.model = getattr(session, "model_name", "") or self.model
+
     def render(self) -> Text:  # type: ignore[override]
         """The facts, then the keys; when the keys do not fit, the facts are said shorter first."""
         width = self.content_size.width
