@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, overload
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
@@ -110,8 +110,8 @@ def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
             target.parent.mkdir()
             target.write_bytes(data)
             args.append(f"{side}/f")
-        proc = gitsafe.run(tmp, *_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix", "--", *args,
-                           timeout=60)
+        proc = GitRepo(tmp, timeout=60).run(*_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix",
+                                            "--", *args)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"git diff --no-index failed: {to_text(proc.stderr).strip()}")
     lines = split_lines(to_text(proc.stdout))
