@@ -1,5 +1,6 @@
-"""gitsafe: every git devagent runs on the host goes through one prefix, and that prefix runs nothing the
-repository (or a nested one, or an attribute) names. Real git, real repos; the scan keeps it the only way."""
+"""The git façade (tui/git/facade.py) with gitsafe's settings: every git devagent runs on the host goes through
+one prefix, and that prefix runs nothing the repository (or a nested one, or an attribute) names. Real git, real
+repos; the scan keeps the façade the only way."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from tests.conftest import git, make_repo
 from tui.git import checkpoints, gitsafe
+from tui.git.facade import GitRepo, argv
 from tui.git.repo import Repo
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
@@ -30,7 +32,7 @@ def _starts_git(node: ast.AST, shell: bool = True) -> bool:
 
 
 def git_invocations(source: str) -> list[int]:
-    """Lines that start git without gitsafe: an argv literal beginning with "git", a spawn whose first argument
+    """Lines that start git outside the façade: an argv literal beginning with "git", a spawn whose first argument
     is "git..." (shell strings too), or GitPython opened directly."""
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -48,10 +50,10 @@ def git_invocations(source: str) -> list[int]:
     return sorted(set(found))
 
 
-def test_every_git_call_in_tui_goes_through_gitsafe() -> None:
+def test_every_git_call_in_tui_goes_through_the_facade() -> None:
     offenders = []
     for path in sorted(TUI.rglob("*.py")):
-        if path.name == "gitsafe.py" and path.parent.name == "git":
+        if path.name == "facade.py" and path.parent.name == "git":
             continue
         offenders += [f"{path.relative_to(TUI.parent)}:{line}" for line in git_invocations(path.read_text())]
     assert offenders == []
@@ -120,8 +122,8 @@ def test_filters_from_the_work_tree_never_run_and_the_developers_run_except_in_c
     assert not ran_mine.exists() and not ran_theirs.exists()
     Repo(repo).diff_worktree()
     assert ran_mine.exists() and not ran_theirs.exists()
-    assert "filter.theirs.clean=" in " ".join(gitsafe.argv(repo, "status"))
-    assert "filter.mine.clean=" in " ".join(gitsafe.argv(repo, "add", raw=True))
+    assert "filter.theirs.clean=" in " ".join(argv(repo, "status"))
+    assert "filter.mine.clean=" in " ".join(argv(repo, "add", raw=True))
 
 
 def test_external_diff_textconv_and_pager_are_off(tmp_path: Path) -> None:
@@ -133,8 +135,8 @@ def test_external_diff_textconv_and_pager_are_off(tmp_path: Path) -> None:
     git(repo, "config", "core.pager", ext)
     (repo / ".gitattributes").write_text("*.py diff=t\n")
     (repo / "app.py").write_text("changed\n")
-    out = gitsafe.run(repo, "diff")
-    log = gitsafe.run(repo, "log", "-p", "-1")
+    out = GitRepo(repo).run("diff")
+    log = GitRepo(repo).run("log", "-p", "-1")
     assert out.returncode == 0 and b"+changed" in out.stdout and log.returncode == 0
     assert not ran_ext.exists() and not ran_conv.exists()
 
@@ -175,7 +177,7 @@ def test_signing_is_off_for_checkpoints_and_on_for_the_commit(tmp_path: Path) ->
 
 def test_no_transport_and_no_prompt(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    out = gitsafe.run(repo, "ls-remote", str(tmp_path / "repo"), timeout=20)
+    out = GitRepo(repo).run("ls-remote", str(tmp_path / "repo"), timeout=20)
     assert out.returncode != 0 and b"transport" in out.stderr
     env = gitsafe.environment({"GIT_OPTIONAL_LOCKS": "0"})
     assert env["GIT_TERMINAL_PROMPT"] == "0" and env["GIT_OPTIONAL_LOCKS"] == "0"
@@ -187,22 +189,22 @@ def test_program_variables_are_dropped_from_the_environment(monkeypatch: pytest.
     monkeypatch.setenv("GIT_SSH_COMMAND", cmd)
     repo = make_repo(tmp_path / "repo")
     (repo / "app.py").write_text("changed\n")
-    assert b"+changed" in gitsafe.run(repo, "diff").stdout
+    assert b"+changed" in GitRepo(repo).run("diff").stdout
     assert not ran.exists()
     assert "GIT_SSH_COMMAND" not in gitsafe.environment() and "GIT_SSH_COMMAND" in gitsafe.environment(hooks=True)
 
 
 def test_global_options_other_than_c_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
-        gitsafe.argv(tmp_path, "-C", "/elsewhere", "status")
+        argv(tmp_path, "-C", "/elsewhere", "status")
 
 
 def test_capped_output_stops_git_at_the_limit(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     (repo / "big.txt").write_text("x\n" * 2_000_000)
-    code, out, cut = gitsafe.run_capped(repo, "diff", "--no-index", "--", "/dev/null", "big.txt", limit=100_000)
+    code, out, cut = GitRepo(repo).run_capped("diff", "--no-index", "--", "/dev/null", "big.txt", limit=100_000)
     assert cut and code == 0 and len(out) == 100_000 and out.startswith(b"diff --git")
-    code, out, cut = gitsafe.run_capped(repo, "log", "--format=%s", limit=100_000)
+    code, out, cut = GitRepo(repo).run_capped("log", "--format=%s", limit=100_000)
     assert not cut and code == 0 and out == b"initial commit\n"
 
 
@@ -211,6 +213,6 @@ def test_a_config_git_cannot_read_is_not_remembered_as_having_no_filters(tmp_pat
     config = repo / ".git" / "config"
     good = config.read_text()
     config.write_text(good + "[broken\n")
-    assert "filter.a.clean=" not in gitsafe.argv(repo, "add", raw=True)
+    assert "filter.a.clean=" not in argv(repo, "add", raw=True)
     config.write_text(good + '[filter "a"]\n\tclean = cat\n')
-    assert "filter.a.clean=" in gitsafe.argv(repo, "add", raw=True)
+    assert "filter.a.clean=" in argv(repo, "add", raw=True)

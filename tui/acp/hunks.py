@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.git.diffs import DiffIndex
-from tui.protocol.errors import DevagentError
+from tui.protocol.errors import DevagentError, PatchError
 from tui.safety.paths import resolve_in_repo
 
 MAX_FILE = 2_000_000  # bytes of a file shown in a diff; larger files are described, not shown
@@ -27,28 +27,30 @@ class HunkView:
 
 
 def apply_hunks(old: str, index: DiffIndex, hunks: list[int]) -> str:
-    """``old`` with the given hunks (all of one file, in diff order) applied; exact, no fuzz."""
+    """``old`` with the given hunks (all of one file, in diff order) applied; exact, no fuzz. The hunks' lines
+    are unidiff's parse (DiffIndex.file_hunks), as when they are staged."""
     lines = old.split("\n")
     ends = [True] * (len(lines) - 1) + [False]  # whether each line had a newline after it
     if lines[-1] == "":
         lines, ends = lines[:-1], ends[:-1]
     out: list[tuple[str, bool]] = []
     pos = 0
+    parsed = index.file_hunks(index.hunks[hunks[0]].file_index) if hunks else {}
     for i in sorted(hunks):
-        h = index.hunks[i]
-        start = h.old_start - 1 if h.old_len else h.old_start
+        h = parsed[i]
+        start = h.source_start - 1 if h.source_length else h.source_start
         out.extend(zip(lines[pos:start], ends[pos:start]))
         pos = start
         last = ""
-        for raw in index.hunk_text(i).split("\n")[1:]:
-            tag, text = raw[:1], raw[1:]
+        for line in h:
+            tag = line.line_type
             if tag == " ":
                 out.append((lines[pos], ends[pos]))
                 pos += 1
             elif tag == "-":
                 pos += 1
             elif tag == "+":
-                out.append((text, True))
+                out.append((line.value[:-1] if line.value.endswith("\n") else line.value, True))
             elif tag == "\\" and last == "+":  # "\ No newline at end of file" after an added line
                 out[-1] = (out[-1][0], False)
             if tag in " -+":
@@ -75,6 +77,9 @@ def hunk_views(repo: Path, diff: str) -> list[HunkView]:
         for i in f.hunks:
             h = index.hunks[i]
             text = index.hunk_text(i)
-            new = apply_hunks(old or "", index, [i]) if readable and not h.whole_file else None
+            try:
+                new = apply_hunks(old or "", index, [i]) if readable and not h.whole_file else None
+            except PatchError:  # a hunk that does not parse is shown as its text only
+                new = None
             views.append(HunkView(i, str(target), f.path, old, new, text))
     return views

@@ -31,10 +31,10 @@ def counts(out: str) -> tuple[str, int, int]:
 
 
 async def git(repo: Path, *args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-    """Run git (through gitsafe: it runs on the host); cancelling the caller kills the process."""
-    from tui.git import gitsafe
+    """Run git (through the git façade: it runs on the host); cancelling the caller kills the process."""
+    from tui.git.facade import GitRepo
 
-    code, out, err = await gitsafe.run_async(repo, *args, input=stdin, timeout=120)
+    code, out, err = await GitRepo(repo).run_async(*args, input=stdin, timeout=120)
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 

@@ -10,7 +10,6 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from tui.git import gitsafe
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -59,7 +58,7 @@ async def propose(repo: "Repo", config: "Config", args: argparse.Namespace, stag
 def _edit(repo: "Repo", message: str) -> str:
     path = repo.devagent_dir() / "COMMIT_EDITMSG"
     path.write_text(message + "\n\n# Lines starting with # are dropped. An empty message cancels.\n")
-    editor = gitsafe.editor(repo.root) or os.environ.get("EDITOR", "vi")
+    editor = repo.editor() or os.environ.get("EDITOR", "vi")
     subprocess.run(f"{editor} {shlex.quote(str(path))}", shell=True, check=False)
     lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
     return "\n".join(lines).strip()

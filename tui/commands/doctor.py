@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 
 HELP = "check the sandbox, git, config files and the model server; say how to fix each problem"
 
@@ -39,7 +39,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _git_check() -> Check:
     try:
-        out = gitsafe.run(Path.cwd(), "version", timeout=10)
+        out = GitRepo(Path.cwd(), timeout=10).run("version")
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check("git", False, f"git cannot run ({exc})", "Install git (apt-get install git) and put it on PATH.")
     text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()

@@ -17,7 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
+from tui.git.repo import parse_status
 from tui.protocol.errors import PathRefused
 from tui.safety.paths import read_bounded
 
@@ -132,7 +133,7 @@ class Entry:
 
 def _git(repo: Path, *args: str) -> str:
     try:
-        out = gitsafe.run(repo, *args, timeout=30, env={"GIT_OPTIONAL_LOCKS": "0"})
+        out = GitRepo(repo, timeout=30).run(*args, env={"GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
@@ -239,9 +240,9 @@ class RepoMap:
         for i, path in enumerate(p for p in _git(self.repo, "log", "-n", str(limit), "--name-only",
                                                       "--format=").splitlines() if p):
             weights.setdefault(path, max(0.5, 1.5 - i * 0.02))
-        for line in _git(self.repo, "status", "--porcelain", "-z").split("\0"):
-            if len(line) > 3:
-                weights[line[3:]] = 2.0
+        st = parse_status(_git(self.repo, "status", "--porcelain=v2", "-z"))
+        for path in [*(f.path for f in st.staged + st.unstaged), *st.untracked, *st.unmerged]:
+            weights[path] = 2.0
         return weights
 
     def render(self, query: str, budget_tokens: int) -> str:

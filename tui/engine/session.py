@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 from tui.protocol.proposals import Approver
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
@@ -24,7 +24,7 @@ from tui.tools.base import ToolContext, ToolResult
 
 
 def git_common_dir(repo: Path) -> Path:
-    out = gitsafe.run(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=10)
+    out = GitRepo(repo, timeout=10).run("rev-parse", "--path-format=absolute", "--git-common-dir")
     if out.returncode != 0:
         raise RepoError(f"{repo}: cannot find the git directory ({out.stderr.decode('utf-8', 'replace').strip()})")
     return Path(out.stdout.decode("utf-8", "surrogateescape").strip())

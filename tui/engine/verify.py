@@ -20,7 +20,6 @@ JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")
 MAX_TEST_FILES = 300
 MAX_BYTES = 256_000
 _FILE_HEADER = re.compile(r"^\+\+\+ b/(.+)$", re.M)
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _NEW_TEST = re.compile(r"^\+\s*(?:async\s+)?def\s+(test\w*)\s*\(", re.M)
 _JS_NEW_TEST = re.compile(r"^\+.*\b(?:test|it)\s*\(\s*(['\"`])(.+?)\1", re.M)
 
@@ -50,20 +49,14 @@ def _file_diffs(diff: str) -> dict[str, str]:
 
 
 def _added_lines(file_diff: str) -> set[int]:
-    """Line numbers (new side) of the lines a file's diff adds."""
-    lines: set[int] = set()
-    for chunk in re.split(r"(?m)^(?=@@ )", file_diff):
-        head = _HUNK.match(chunk)
-        if not head:
-            continue
-        number = int(head.group(1))
-        for line in chunk.splitlines()[1:]:
-            if line.startswith("+"):
-                lines.add(number)
-                number += 1
-            elif not line.startswith("-") and not line.startswith("\\"):
-                number += 1
-    return lines
+    """Line numbers (new side) of the lines a file's diff adds (its hunks parsed by unidiff, as for staging)."""
+    from tui.git.review import added_lines
+    from tui.protocol.errors import PatchError
+
+    try:
+        return {number for _, number, _ in added_lines(file_diff)}
+    except PatchError:  # not a diff git wrote: nothing to point at
+        return set()
 
 
 def _read(repo: Path, rel: str) -> str:

@@ -23,11 +23,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.git import gitsafe
 from tui.safety import paths
 from tui.git.diffs import to_text
 from tui.protocol.errors import DevagentError, RepoError
-from tui.git.repo import GIT_CONFIG, Repo
+from tui.git.facade import GIT_CONFIG
+from tui.git.repo import Repo
 
 REF_ROOT = "refs/devagent/checkpoints"
 _IDENTITY = {
@@ -219,9 +219,9 @@ class ShownDiff(str):
 
 def _tree_diff(r: Repo, old: str, new: str) -> ShownDiff:
     try:
-        code, out, cut = gitsafe.run_capped(r.root, *GIT_CONFIG, "-c", f"core.bigFileThreshold={DIFF_LIMIT // 2}",
-                                            "diff", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", old, new,
-                                            limit=DIFF_LIMIT, timeout=r.timeout)
+        code, out, cut = r.run_capped(*GIT_CONFIG, "-c", f"core.bigFileThreshold={DIFF_LIMIT // 2}", "diff",
+                                      "--no-color", "--src-prefix=a/", "--dst-prefix=b/", old, new,
+                                      limit=DIFF_LIMIT, timeout=r.timeout)
     except subprocess.TimeoutExpired:
         raise RepoError(f"git diff did not finish within {r.timeout:.0f}s.") from None
     if code != 0:

@@ -4,7 +4,9 @@ Diffs are ``str`` decoded from git's bytes as UTF-8 with ``surrogateescape``
 so that CRLF endings and non-UTF-8 text survive exactly; encode with
 :func:`to_bytes` before handing a diff back to git. Indexing is a regex pass
 over file and hunk headers only (a 1M-line diff indexes in a fraction of a
-second); a hunk body is read only when it is shown or acted on.
+second); a hunk body is read only when it is shown or acted on, and then
+unidiff parses it (:meth:`DiffIndex.file_hunks`: the one parser of hunk lines,
+for selecting, staging, applying and reviewing them).
 
 A file without text hunks (binary patch, pure rename, mode change, empty new
 file) counts as one "whole-file" hunk, so every change can be accepted or
@@ -20,9 +22,14 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence, overload
+from typing import TYPE_CHECKING, Sequence, overload
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
+from tui.git.quoting import paths_from_git_line, prefixed, strip_prefix, unquote
+from tui.protocol.errors import PatchError
+
+if TYPE_CHECKING:
+    import unidiff
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
@@ -30,7 +37,6 @@ ERRORS = "surrogateescape"
 _FILE_RE = re.compile(r"\ndiff --git ")
 _HUNK_START_RE = re.compile(r"\n@@ -\d")
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
-_QUOTE_NEEDED = re.compile(r'[\x00-\x1f"\\\x7f]')
 _GIT_FLAGS = ["-c", "diff.noprefix=false",
               "-c", "diff.mnemonicPrefix=false", "-c", "core.autocrlf=false"]
 
@@ -52,45 +58,6 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def quote_path(path: str) -> str:
-    """Quote a path the way git does when it holds control characters, quotes or backslashes."""
-    if not _QUOTE_NEEDED.search(path):
-        return path
-    table = {"\t": "\\t", "\n": "\\n", '"': '\\"', "\\": "\\\\", "\r": "\\r"}
-    out = "".join(table.get(ch, f"\\{ord(ch):03o}" if ord(ch) < 32 or ord(ch) == 127 else ch) for ch in path)
-    return f'"{out}"'
-
-
-def _prefixed(prefix: str, path: str) -> str:
-    quoted = quote_path(path)
-    return f'"{prefix}{quoted[1:]}' if quoted.startswith('"') else f"{prefix}{quoted}"
-
-
-def _unquote(token: str) -> str:
-    if not (token.startswith('"') and token.endswith('"')):
-        return token
-    raw = token[1:-1].encode(ENCODING, ERRORS)
-    out = bytearray()
-    i = 0
-    simple = {ord("t"): 9, ord("n"): 10, ord("r"): 13, ord('"'): 34, ord("\\"): 92, ord("a"): 7, ord("b"): 8,
-              ord("f"): 12, ord("v"): 11}
-    while i < len(raw):
-        c = raw[i]
-        if c == 92 and i + 1 < len(raw):
-            nxt = raw[i + 1]
-            if nxt in simple:
-                out.append(simple[nxt])
-                i += 2
-                continue
-            if 48 <= nxt <= 55:
-                out.append(int(raw[i + 1:i + 4], 8))
-                i += 4
-                continue
-        out.append(c)
-        i += 1
-    return to_text(bytes(out))
-
-
 def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
     """A ``git apply``-able diff turning ``old`` into ``new`` at ``path`` (None = the file does not exist).
 
@@ -110,15 +77,15 @@ def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
             target.parent.mkdir()
             target.write_bytes(data)
             args.append(f"{side}/f")
-        proc = gitsafe.run(tmp, *_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix", "--", *args,
-                           timeout=60)
+        proc = GitRepo(tmp, timeout=60).run(*_GIT_FLAGS, "diff", "--no-index", "--binary", "--no-color", "--no-prefix",
+                                            "--", *args)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"git diff --no-index failed: {to_text(proc.stderr).strip()}")
     lines = split_lines(to_text(proc.stdout))
     body_at = next((i for i, ln in enumerate(lines) if ln.startswith(("@@ ", "GIT binary patch", "Binary files"))),
                    len(lines))
     index_line = next((ln for ln in lines[:body_at] if ln.startswith("index ")), "")
-    header = [f"diff --git {_prefixed('a/', path)} {_prefixed('b/', path)}\n"]
+    header = [f"diff --git {prefixed('a/', path)} {prefixed('b/', path)}\n"]
     if old is None:
         header.append("new file mode 100644\n")
     elif new is None:
@@ -127,8 +94,8 @@ def file_diff(path: str, old: bytes | None, new: bytes | None) -> str:
         header.append(index_line)
     body = lines[body_at:]
     if body and body[0].startswith("@@ "):
-        header.append(f"--- {'/dev/null' if old is None else _prefixed('a/', path)}\n")
-        header.append(f"+++ {'/dev/null' if new is None else _prefixed('b/', path)}\n")
+        header.append(f"--- {'/dev/null' if old is None else prefixed('a/', path)}\n")
+        header.append(f"+++ {'/dev/null' if new is None else prefixed('b/', path)}\n")
     return "".join(header + body)
 
 
@@ -238,6 +205,7 @@ class DiffIndex:
         self.text = text
         self.files = files
         self.hunks = hunks
+        self._parsed: dict[int, dict[int, "unidiff.Hunk"]] = {}
 
     @classmethod
     def from_text(cls, text: str) -> "DiffIndex":
@@ -279,6 +247,27 @@ class DiffIndex:
     def file_of(self, hunk_index: int) -> FileRef:
         return self.files[self.hunks[hunk_index].file_index]
 
+    def file_hunks(self, file_index: int) -> dict[int, "unidiff.Hunk"]:
+        """One file's text hunks parsed by unidiff, by global hunk index (a whole-file change has none);
+        PatchError when a hunk's lines do not add up to its header."""
+        parsed = self._parsed.get(file_index)
+        if parsed is None:
+            from unidiff import PatchSet
+            from unidiff.errors import UnidiffParseError
+
+            f = self.files[file_index]
+            text = [i for i in f.hunks if not self.hunks[i].whole_file]
+            body = self.text[self.hunks[text[0]].pos:f.endpos] if text else ""
+            try:  # the paths are this index's (git's quoting): unidiff reads the hunks only
+                hunks: list[object] = list(PatchSet(f"--- a/f\n+++ b/f\n{body}")[0]) if text else []
+            except (UnidiffParseError, IndexError) as exc:
+                hunks = [exc]
+            if len(hunks) != len(text):
+                raise PatchError(f"The diff of {f.path} is malformed: {hunks[0] if hunks else 'no hunks'}.",
+                                 "Refresh the diff and try again.")
+            parsed = self._parsed[file_index] = dict(zip(text, hunks))  # type: ignore[arg-type]
+        return parsed
+
 
 def _count(group: str | None) -> int:
     return 1 if group is None else int(group)
@@ -298,20 +287,20 @@ def _file_ref(text: str, index: int, pos: int, line: int, nxt_pos: int, nxt_line
         ln = raw.rstrip("\n")
         if first:
             first = False
-            old, new = _paths_from_git_line(ln[len("diff --git "):])
+            old, new = paths_from_git_line(ln[len("diff --git "):])
         elif ln.startswith("--- "):
-            old = None if ln[4:].rstrip("\t") == "/dev/null" else _strip_prefix(_unquote(ln[4:].rstrip("\t")))
+            old = None if ln[4:].rstrip("\t") == "/dev/null" else strip_prefix(unquote(ln[4:].rstrip("\t")))
         elif ln.startswith("+++ "):
-            new = None if ln[4:].rstrip("\t") == "/dev/null" else _strip_prefix(_unquote(ln[4:].rstrip("\t")))
+            new = None if ln[4:].rstrip("\t") == "/dev/null" else strip_prefix(unquote(ln[4:].rstrip("\t")))
         elif ln.startswith("new file mode"):
             status, old = "added", None
         elif ln.startswith("deleted file mode"):
             status, new = "deleted", None
         elif ln.startswith(("rename from ", "copy from ")):
-            old = _unquote(ln.split(" ", 2)[2])
+            old = unquote(ln.split(" ", 2)[2])
             status = "renamed" if ln.startswith("rename") else "copied"
         elif ln.startswith(("rename to ", "copy to ")):
-            new = _unquote(ln.split(" ", 2)[2])
+            new = unquote(ln.split(" ", 2)[2])
         elif ln.startswith(("GIT binary patch", "Binary files")):
             binary = True
             body_pos = min(body_pos, offset)
@@ -325,31 +314,12 @@ def _file_ref(text: str, index: int, pos: int, line: int, nxt_pos: int, nxt_line
                    end=nxt_line, pos=pos, endpos=nxt_pos, body_pos=body_pos)
 
 
-def _strip_prefix(path: str) -> str:
-    return path[2:] if path[:2] in ("a/", "b/") else path
-
-
-def _paths_from_git_line(rest: str) -> tuple[str | None, str | None]:
-    if rest.startswith('"'):
-        end = rest.find('" ', 1)
-        while end > 0 and rest[end - 1] == "\\":
-            end = rest.find('" ', end + 1)
-        first, second = rest[:end + 1], rest[end + 2:]
-        return _strip_prefix(_unquote(first)), _strip_prefix(_unquote(second))
-    if rest.endswith('"'):
-        start = rest.rfind(' "')
-        return _strip_prefix(rest[:start]), _strip_prefix(_unquote(rest[start + 1:]))
-    half = (len(rest) - 1) // 2  # "a/X b/X": the common case of equal names
-    if rest[half] == " " and rest[2:half] == rest[half + 3:]:
-        return rest[2:half], rest[half + 3:]
-    a, _, b = rest.partition(" b/")
-    return _strip_prefix(a), b
-
-
 def select_hunks(diff: str, accepted: set[int] | None) -> str:
     """A patch with only the accepted hunks (global indices in diff order); None keeps everything.
 
-    Each kept hunk's ``+start`` is recomputed so the patch applies exactly, without fuzz.
+    Each kept hunk's ``+start`` is recomputed so the patch applies exactly, without fuzz; the patch is the
+    diff's own text (headers and hunks as git wrote them), the lengths come from unidiff's parse (from the
+    header index when a hand-made hunk does not parse: git apply then says what is wrong with it).
     """
     if accepted is None:
         return diff
@@ -360,6 +330,7 @@ def select_hunks(diff: str, accepted: set[int] | None) -> str:
         if not kept:
             continue
         out.append(idx.file_header(f.index))
+        lengths = _lengths(idx, f) if len(kept) < len(f.hunks) else {}
         shift = 0  # lines the rejected hunks before this one would have added
         for i in f.hunks:
             h = idx.hunks[i]
@@ -367,13 +338,21 @@ def select_hunks(diff: str, accepted: set[int] | None) -> str:
                 out.append(diff[h.pos:h.endpos])
                 continue
             if i not in accepted:
-                shift += h.new_len - h.old_len
+                shift += lengths[i][2] - lengths[i][0]
                 continue
             text = diff[h.pos:h.endpos]
             if shift:
-                text = _restart(text, h, h.new_start - shift)
+                text = _restart(text, h, lengths[i][1] - shift)
             out.append(text)
     return "".join(out)
+
+
+def _lengths(idx: DiffIndex, f: FileRef) -> dict[int, tuple[int, int, int]]:
+    """(old length, new start, new length) of each text hunk of ``f``."""
+    try:
+        return {i: (h.source_length, h.target_start, h.target_length) for i, h in idx.file_hunks(f.index).items()}
+    except PatchError:
+        return {i: (idx.hunks[i].old_len, idx.hunks[i].new_start, idx.hunks[i].new_len) for i in f.hunks}
 
 
 def _restart(hunk_text: str, h: HunkRef, new_start: int) -> str:

@@ -1,9 +1,10 @@
 """Git access for devagent: status, diffs, apply/stage/unstage, commit, and the "is it safe to write" check.
 
 The git CLI does the heavy lifting (status ``--porcelain=v2 -z``, diff, apply,
-log are many times faster than GitPython's pure-Python paths); GitPython is
-offered through :attr:`Repo.gitpython` for object-level work. Every write first
-calls :meth:`Repo.ensure_writable`, which refuses while ``index.lock`` is held
+log are many times faster than GitPython's pure-Python paths), through the
+façade :class:`tui.git.facade.GitRepo` this class extends (GitPython's ``Git``
+wrapper, hardened); GitPython's ``Repo`` is :attr:`GitRepo.gitpython` for
+object-level work. Every write first calls :meth:`Repo.ensure_writable`, which refuses while ``index.lock`` is held
 or a merge, rebase, cherry-pick, revert or bisect is in progress.
 """
 
@@ -12,19 +13,14 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from tui.git import gitsafe
 from tui.git.diffs import select_hunks, to_bytes, to_text
 from tui.protocol.errors import NotARepoError, PatchError, PathRefused, RepoBusyError, RepoError
+from tui.git.facade import GitRepo
 from tui.safety.paths import read_bounded
 
-if TYPE_CHECKING:
-    import git as gitpython_module
-
-GIT_CONFIG = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]  # diffs parse the same everywhere
 DIFF_FLAGS = ["--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
               "--no-relative"]
 
@@ -82,13 +78,12 @@ class CommitResult:
     message_file: Path | None = None  # where the message was kept when the commit failed
 
 
-class Repo:
+class Repo(GitRepo):
     """One work tree. Cheap to create; all git calls are short subprocesses with a hang guard."""
 
     def __init__(self, root: Path, *, timeout: float = 120.0) -> None:
-        self.timeout = timeout
-        proc = gitsafe.run(root, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir",
-                           timeout=timeout)
+        super().__init__(root, timeout=timeout)
+        proc = self.run("rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
         if proc.returncode != 0:
             raise NotARepoError(f"{root} is not inside a git work tree.",
                                 "Run devagent inside a git work tree (or create one with `git init`).")
@@ -96,41 +91,6 @@ class Repo:
         self.root = Path(os.path.realpath(top))
         self.git_dir = Path(git_dir)
         self.common_dir = (Path(root) / common).resolve() if not os.path.isabs(common) else Path(common)
-
-    # -- plumbing -------------------------------------------------------------------------------------------------
-
-    def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-            check: bool = True, timeout: float | None = None, raw: bool = False) -> bytes:
-        """Run git in the work tree root; raise RepoError with git's message when it fails and ``check``."""
-        proc = self.run_git(*args, input=input, env=env, timeout=timeout, raw=raw)
-        if check and proc.returncode != 0:
-            raise RepoError(f"git {' '.join(args[:2])} failed: {to_text(proc.stderr).strip()}")
-        return proc.stdout
-
-    def run_git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-                timeout: float | None = None, raw: bool = False) -> subprocess.CompletedProcess[bytes]:
-        """Run git and return the whole result without raising on its exit code (a hang raises RepoError).
-
-        ``raw``: no filter driver runs, not even the developer's (see gitsafe.argv).
-        """
-        limit = timeout or self.timeout
-        try:
-            return gitsafe.run(self.root, *GIT_CONFIG, *args, input=input, env=env, timeout=limit, raw=raw)
-        except subprocess.TimeoutExpired:
-            raise RepoError(f"git {args[0]} did not finish within {limit:.0f}s.",
-                            "Check for a hung git process or a very large repository.") from None
-
-    @cached_property
-    def gitpython(self) -> "gitpython_module.Repo":
-        return gitsafe.gitpython(self.root)
-
-    def git_path(self, name: str) -> Path:
-        """``git rev-parse --git-path NAME``: honours worktrees and (for ``hooks``) the developer's core.hooksPath."""
-        proc = gitsafe.run(self.root, "rev-parse", "--git-path", name, hooks=name == "hooks", timeout=self.timeout)
-        if proc.returncode != 0:
-            raise RepoError(f"git rev-parse --git-path failed: {to_text(proc.stderr).strip()}")
-        out = to_text(proc.stdout).strip()
-        return (self.root / out).resolve() if not os.path.isabs(out) else Path(out)
 
     def devagent_dir(self) -> Path:
         path = self.git_dir / "devagent"
@@ -291,8 +251,7 @@ class Repo:
         if no_verify:
             args.append("--no-verify")
         try:
-            proc = gitsafe.run(self.root, *args, timeout=timeout, hooks=True, merge_stderr=True,
-                               env={"DEVAGENT_COMMIT": "1", **(env or {})})
+            proc = self.run_commit(*args, timeout=timeout, env={"DEVAGENT_COMMIT": "1", **(env or {})})
             output, code = to_text(proc.stdout), proc.returncode
         except subprocess.TimeoutExpired as exc:
             output, code = to_text(exc.output or b"") + f"\n(git commit stopped after {timeout:.0f}s)", 124
@@ -351,7 +310,7 @@ def find_repo(start: Path | None = None) -> Path:
     start = (start or Path.cwd()).resolve()
     def rev_parse(*args: str) -> subprocess.CompletedProcess[str]:
         try:
-            return gitsafe.run_text(start, "rev-parse", *args, timeout=10)
+            return GitRepo(start, timeout=10).run_text("rev-parse", *args)
         except FileNotFoundError:
             raise RepoError("git is not installed or not on PATH.",
                             "Install git, then run devagent inside a repository.") from None

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
-from tui.git.diffs import DiffIndex, split_lines, to_text
+from tui.git.diffs import DiffIndex, to_text
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -80,19 +80,19 @@ _CONFLICT = re.compile(r"^(<{7} |={7}$|>{7} |\|{7} )")
 
 
 def added_lines(diff: str) -> Iterator[tuple[str, int, str]]:
-    """(file, new line number, text) of every added line in a diff."""
+    """(file, new line number, text) of every added line in a diff (its hunks parsed by unidiff)."""
+    from tui.protocol.errors import PatchError
+
     idx = DiffIndex.from_text(diff)
-    for h in idx.hunks:
-        if h.whole_file:
+    for f in idx.files:
+        try:
+            hunks = idx.file_hunks(f.index).values()
+        except PatchError:  # not as git writes diffs: no line to point at
             continue
-        line = h.new_start
-        for raw in split_lines(idx.hunk_text(h.index))[1:]:
-            tag, text = raw[:1], raw[1:].rstrip("\n").rstrip("\r")
-            if tag == "+":
-                yield h.file, line, text
-                line += 1
-            elif tag == " ":
-                line += 1
+        for hunk in hunks:
+            for line in hunk:
+                if line.is_added:
+                    yield f.path, line.target_line_no, line.value.rstrip("\n").rstrip("\r")
 
 
 def check_lines(diff: str) -> list[Finding]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 from tui.safety.risk import where
 from tui.safety.shell_parse import ParsedCommand, parse
 
 
 def _git(repo: Path, *args: str) -> list[str]:
     try:
-        out = gitsafe.run_text(repo, *args, timeout=10, env={"GIT_OPTIONAL_LOCKS": "0"})
+        out = GitRepo(repo, timeout=10).run_text(*args, env={"GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []

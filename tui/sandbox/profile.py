@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 from tui.config import Config
 from tui.protocol.errors import ConfigError
 
@@ -142,7 +142,7 @@ def git_dirs(repo: Path) -> list[str]:
     if os.path.lexists(dotgit):
         found.append(str(dotgit))
     try:
-        out = gitsafe.run_text(repo, "rev-parse", "--git-dir", "--git-common-dir", timeout=10)
+        out = GitRepo(repo, timeout=10).run_text("rev-parse", "--git-dir", "--git-common-dir")
     except (OSError, subprocess.TimeoutExpired):
         return found
     if out.returncode == 0:
@@ -158,8 +158,8 @@ def _submodule_dotgits(repo: Path) -> list[str]:
     if not (repo / ".gitmodules").is_file():
         return []
     try:
-        out = gitsafe.run_text(repo, "config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$",
-                               timeout=10)
+        out = GitRepo(repo, timeout=10).run_text("config", "--file", ".gitmodules", "--get-regexp",
+                                                 r"^submodule\..*\.path$")
     except (OSError, subprocess.TimeoutExpired):
         return []
     found = []

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 from tui.safety.paths import read_regular
 from tui.protocol.errors import ToolError
 from tui.testing.model import Suite
@@ -34,7 +34,7 @@ SHELL_OPS = re.compile(r"[;&|<>`$()]")
 def list_files(repo: Path) -> list[str]:
     """Tracked and untracked-but-not-ignored files (fixtures and new projects may not be committed yet)."""
     try:
-        out = gitsafe.run(repo, "ls-files", "-co", "--exclude-standard", "-z", timeout=30)
+        out = GitRepo(repo, timeout=30).run("ls-files", "-co", "--exclude-standard", "-z")
     except (OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:

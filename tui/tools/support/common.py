@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui.git import gitsafe
+from tui.git.facade import GitRepo
 from tui.protocol.errors import ToolError
 
 CHARS_PER_TOKEN = 4  # a rough, conservative estimate for code-heavy text
@@ -53,9 +53,9 @@ def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
 
 
 async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, str]:
-    """Run a read-only git command (outside the sandbox, so through gitsafe) and return (code, stdout+stderr)."""
-    code, out, _ = await gitsafe.run_async(repo, *args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
-                                           timeout=timeout, merge_stderr=True)
+    """Run a read-only git command (outside the sandbox, so through the façade) and return (code, stdout+stderr)."""
+    code, out, _ = await GitRepo(repo).run_async(*args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+                                                 timeout=timeout, merge_stderr=True)
     return code, out.decode("utf-8", "replace")
 
 
