@@ -88,22 +88,21 @@ def _hunks(diff: str, start: int, end: int) -> list[str]:
 
 def recent_change(repo: Path, path: str, name: str, text: str) -> str:
     """The lines of ``name`` (in ``path``) that were changed recently, as a short diff ('' when none)."""
-    from tui.git import gitsafe
+    from tui.git.facade import GitRepo
     from tui.symbols import outline_of, walk
 
     symbol = next((s for s in walk(outline_of(path, text).symbols) if s.name == name and s.exact), None)
     if symbol is None:
         return ""
+    git = GitRepo(repo, timeout=10)
     try:
-        diff = gitsafe.run_text(repo, "diff", "-U0", "--no-color", "HEAD", "--", path, timeout=10).stdout
+        diff = git.run_text("diff", "-U0", "--no-color", "HEAD", "--", path).stdout
         lines, when = _hunks(diff, symbol.start, symbol.end), "uncommitted changes"
         if not lines and not diff.strip():  # the file is as committed: its last commit's lines are today's
-            recent = gitsafe.run_text(repo, "log", f"-{RECENT_COMMITS}", "--format=%H", timeout=10).stdout.split()
-            last, *parents = gitsafe.run_text(repo, "log", "-1", "--format=%H %P", "--", path,
-                                              timeout=10).stdout.split() or [""]
+            recent = git.run_text("log", f"-{RECENT_COMMITS}", "--format=%H").stdout.split()
+            last, *parents = git.run_text("log", "-1", "--format=%H %P", "--", path).stdout.split() or [""]
             if last in recent and parents:  # a root commit (the first import) "changed" every line: no suspect
-                diff = gitsafe.run_text(repo, "show", "-U0", "--no-color", "--format=", last, "--", path,
-                                        timeout=10).stdout
+                diff = git.run_text("show", "-U0", "--no-color", "--format=", last, "--", path).stdout
                 lines = _hunks(diff, symbol.start, symbol.end)
                 ago = recent.index(last)
                 when = "the last commit" if ago == 0 else f"a commit {ago} before the last"
