@@ -46,7 +46,8 @@ ROOT_PACKAGE = "tui"  # tui/__init__.py: the version, imported by anyone
 MAX_LINES = 420  # "a few hundred lines, none over ~400"
 # Longer modules, each with the reason it is still one piece (tests/core/test_layers.py keeps this list honest).
 LONG_MODULES: dict[str, str] = {
-    "tui.engine.agent": "the agent loop with the small-model countermeasures' responses inline (their detectors are in engine/coach.py)",
+    "tui.engine.agent": "the loop itself (model step, parsing, tool calls, the repeat and question guards); what runs "
+                        "before the first step is engine/preflight.py, the end-of-turn coaching engine/checks.py",
 }
 
 

@@ -12,7 +12,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
@@ -20,8 +20,10 @@ from tui.config import Config
 from tui.protocol.errors import ModelError
 from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
                                  ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
-from tui.engine.coach import CLAIMS_CHANGE, COUNTS, REPORTS_CHANGE, RepeatWatch, echoes
-from tui.engine.agent_words import is_question, keeps_tests, reports_on_tests, wants_test_change
+from tui.engine import checks, preflight
+from tui.engine.coach import RepeatWatch, echoes
+from tui.engine.agent_words import is_question, keeps_tests, reports_on_tests
+from tui.engine.turnmsg import assistant as _assistant, short as _short
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
@@ -29,15 +31,9 @@ from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.verify import changed_files, is_test
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
-ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
-               "required": ["done", "answer"]}
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
-MAX_VERIFY = 2
-FINAL_SECONDS = 90  # the forced final answer's own time, after model.turn_seconds
-OUTLINED = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")  # source files outline() understands
 
 
 @dataclass
@@ -61,7 +57,7 @@ class _Turn:
     parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
-    verifications: int = 0  # runs devagent started to check a change (at most MAX_VERIFY a turn)
+    verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
 
 
 def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
@@ -78,14 +74,6 @@ def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
 
 def _call_key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
-
-
-def _assistant(text: str, native: list[ToolCall]) -> dict[str, Any]:
-    """The model's turn as a chat message; native calls go in ``tool_calls``."""
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if native:
-        message["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in native]
-    return message
 
 
 async def _close(stream: Any) -> None:
@@ -106,11 +94,6 @@ def _with_counts(answer: str, run: dict[str, Any]) -> str:
         return answer
     words = ", ".join(f"{n} {'errors' if k == 'errored' else k}" for n, k in counts if n or k in ("passed", "failed"))
     return f"{answer}\n\n(devagent's count from the run: {words}.)" if answer else f"{words}."
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _fmt_args(args: dict[str, Any]) -> str:
@@ -174,9 +157,9 @@ class Agent:
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
-            await self._ground(prompt)
-            await self._read_mentioned(prompt)
-            await self._run_failing(prompt)
+            await preflight.ground(self, prompt)
+            await preflight.read_mentioned(self, prompt)
+            await preflight.run_failing(self, prompt)
             done = await self._loop()
         except asyncio.CancelledError:
             done = TurnDone("cancelled")
@@ -190,79 +173,6 @@ class Agent:
         self.emit(done)
         return done
 
-    async def _ground(self, prompt: str) -> None:
-        """The request-ranked repo map and hints, as a message after the prompt (the system prompt stays fixed)."""
-        from tui.engine.grounding import turn_context
-        from tui.tools.support.common import repo_files
-
-        files = await repo_files(self.ctx.repo)
-        text = await asyncio.to_thread(turn_context, self.ctx.repo, prompt, files, set(self.tools), self.limit,
-                                       self.config.limits.instructions_tokens)
-        if text:
-            self._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
-
-    async def _run_failing(self, prompt: str) -> None:
-        """"Tests fail, fix the bug": run them first, as devagent's own call (approved like any other), so the model
-        starts from the failure and the code it points to; the failing ids are what verification reruns."""
-        from tui.engine.grounding import failing_tests_selection
-        from tui.tools.support.common import repo_files
-
-        self._failing: list[str] = []
-        if "run_tests" not in self.tools or self.config.model.verify == "off" or not self.verifying:
-            return
-        selection = failing_tests_selection(prompt, await repo_files(self.ctx.repo))
-        if selection is None:
-            return
-        await self._handle(ToolCall("run_tests", {"selection": selection}, uuid.uuid4().hex[:8], "auto"))
-        result = self.last_result
-        failures = ((result.data.get("test_run") or {}).get("failures") or []) if result and not result.ok else []
-        self._failing = [str(f.get("test_id")) for f in failures if f.get("test_id")]
-
-    async def _read_mentioned(self, prompt: str) -> None:
-        """Read the files the prompt names, as the model's own read_file calls, within a third of the context."""
-        from tui.engine.mentions import mentioned
-        from tui.tools.support.common import repo_files
-
-        count = self.config.model.read_mentioned
-        spec = self.tools.get("read_file")
-        if count <= 0 or spec is None:
-            return
-        budget = self.limit // 3
-        per_file = self.config.limits.file_tokens
-        named = mentioned(prompt, await repo_files(self.ctx.repo), count)
-        if not named and "outline" in self.tools and is_question(prompt) and COUNTS.search(prompt):
-            await self._outline_defining(prompt)  # "how many methods does LRUCache define": the outline counts
-            return
-        for path in named:
-            try:
-                size = (self.ctx.repo / path).stat().st_size
-            except OSError:
-                continue
-            cost = min(size // CHARS_PER_TOKEN, per_file) + 40
-            name = "read_file"
-            if size // CHARS_PER_TOKEN > per_file and "outline" in self.tools and path.endswith(OUTLINED):
-                name, cost = "outline", 400  # too big to read whole: its outline answers "how many / where"
-            if cost > budget:
-                continue
-            budget -= cost
-            call = ToolCall(name, {"path": path}, uuid.uuid4().hex[:8], "auto")
-            self._append(_assistant("", [call]) if self.native_tools else
-                         _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
-            await self._handle(call)
-
-    async def _outline_defining(self, prompt: str) -> None:
-        """Outline the one file that defines a class or function the prompt names (a small model otherwise
-        answers a count from memory, with no tool)."""
-        from tui.engine.grounding import defined_in
-
-        for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
-            path = await asyncio.to_thread(defined_in, self.ctx.repo, name)
-            if path and path.endswith(OUTLINED):
-                call = ToolCall("outline", {"path": path}, uuid.uuid4().hex[:8], "auto")
-                self._append(_assistant("", [call]) if self.native_tools else
-                             _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
-                await self._handle(call)
-                return
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
@@ -275,7 +185,7 @@ class Agent:
             if deadline is not None and time.monotonic() > deadline:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
-                return await self._final_answer(turn)
+                return await checks.final_answer(self, turn)
             sniff = EDIT_CALL if is_question(self.prompt) else None
             text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff,
                                                 deadline=deadline)
@@ -287,7 +197,7 @@ class Agent:
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 if turn.looped:
-                    return await self._final_answer(turn)
+                    return await checks.final_answer(self, turn)
                 turn.looped = True
                 self._ask_again("the model's reply looped", (
                     f"You wrote the same text over and over. The developer asked: {_short(self.prompt)} Reply with "
@@ -300,8 +210,8 @@ class Agent:
                 self._append(_assistant(text, []))
                 if turn.asked_question:  # told once already: a question never ends in a change
                     self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
-                    return await self._final_answer(turn)
-                self._remind_question(turn, text.split('"name"', 1)[-1][:40])
+                    return await checks.final_answer(self, turn)
+                checks.remind_question(self, turn, text.split('"name"', 1)[-1][:40])
                 constrained = True
                 continue
             calls, errors, shown = self._calls_from(text, native, constrained)
@@ -333,12 +243,12 @@ class Agent:
                         "change)."))
                     constrained = True
                     continue
-                why = "" if turn.pushed_back else self._unfinished(turn.failed_change, text, turn.changed)
+                why = "" if turn.pushed_back else checks.unfinished(turn.failed_change, text, turn.changed)
                 if not why:
-                    if await self._untouched(turn):
+                    if await checks.untouched(self, turn):
                         constrained = True
                         continue
-                    if await self._verify(turn):
+                    if await checks.verify(self, turn):
                         constrained = False
                         continue
                     return TurnDone("complete", text)
@@ -355,7 +265,7 @@ class Agent:
             constrained = outcome
         self.emit(Notice(f"stopped after {cfg.max_steps} model steps (model.max_steps); asking for its answer",
                          "warning"))
-        return await self._final_answer(turn)
+        return await checks.final_answer(self, turn)
 
     def _checks_done(self, call: ToolCall) -> bool:
         setting = self.config.model.check_done
@@ -363,52 +273,6 @@ class Agent:
             return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
-    async def _untouched(self, turn: "_Turn") -> bool:
-        """A change request names files this turn has not changed: say so once (True), a small model reports
-        "added and exported" after the first of three parts."""
-        if turn.parts_reminded or not turn.touched or is_question(self.prompt):
-            return False
-        from tui.engine.mentions import export_file, mentioned, new_paths
-        from tui.tools.support.common import repo_files
-
-        files = await repo_files(self.ctx.repo)
-        export = export_file(self.prompt, files, turn.touched)  # "export it from the package": its __init__.py
-        wanted = [*mentioned(self.prompt, files, 5), *([export] if export else []), *new_paths(self.prompt, files)]
-        named = [p for p in dict.fromkeys(wanted)
-                 if p not in turn.touched and not (is_test(p) and not wants_test_change(self.prompt))]
-        if not named:
-            return False
-        turn.parts_reminded = True
-        self._ask_again(f"the request names {', '.join(named)}, not changed yet", (
-            f"Not finished yet: the developer asked: {_short(self.prompt)} It names {', '.join(named)}, which you "
-            "have not changed in this request. Do that part now with one JSON tool call; if it needs no change, "
-            "say why in plain text."))
-        return True
-
-    async def _done_check(self, turn: "_Turn", ask: str = "",
-                          finish: Callable[[str], str] | None = None) -> TurnDone | None:
-        """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:
-        small models otherwise keep going and undo their own work. Done: the turn ends with the model's summary.
-        Not done: the loop goes on."""
-        if not ask and await self._untouched(turn):
-            return None
-        question = {"role": "user", "_tool": True, "content": ask or (
-            f"Is the developer's request complete now? The developer asked: {_short(self.prompt)} Reply with JSON: "
-            '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
-            '"done": false when more changes or commands are still needed.')}
-        self._append(question)
-        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
-        try:
-            reply = json.loads(text)
-            done, answer = reply.get("done") is True, str(reply.get("answer", "")).strip()
-        except (ValueError, AttributeError):
-            done, answer = False, ""
-        reply_message = {"role": "assistant", "content": text}
-        self._append(reply_message)
-        if not done:
-            self._forget([question, reply_message])  # the loop goes on as if the question was never asked
-            return None
-        return self._answered(finish(answer) if finish else answer, "complete")
 
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
@@ -426,8 +290,8 @@ class Agent:
             if call.name in EDIT_TOOLS and is_question(self.prompt):
                 if turn.asked_question:  # told once already: a question never ends in a change
                     self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
-                    return await self._final_answer(turn)
-                self._remind_question(turn, call.name)
+                    return await checks.final_answer(self, turn)
+                checks.remind_question(self, turn, call.name)
                 return True
             if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
                 self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
@@ -436,7 +300,7 @@ class Agent:
                     f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
                     "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
                 return True
-            if call.name == "edit_symbol" and await self._show_before_replace(call, turn):
+            if call.name == "edit_symbol" and await checks.show_before_replace(self, call, turn):
                 return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)
@@ -456,7 +320,7 @@ class Agent:
                         "changes a few lines), another call, or answer in plain text."))
                     return True
                 self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
-                return await self._final_answer(turn)
+                return await checks.final_answer(self, turn)
             turn.seen.add(key)
             if await self._handle(call):
                 turn.seen.clear()  # the working tree changed: earlier results may be stale now
@@ -466,15 +330,15 @@ class Agent:
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
                 turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
                 if call is calls[-1] and self._checks_done(call):
-                    done = await self._done_check(turn)
-                    if done and not await self._verify(turn):
+                    done = await checks.done_check(self, turn)
+                    if done and not await checks.verify(self, turn):
                         return done
                 continue
             result = self.last_result
             if result and result.ok and call.name == "run_python" and call is calls[-1] and not turn.answer_checked \
                     and is_question(self.prompt) and result.output.strip():
                 turn.answer_checked = True  # the code ran: a 1.5B model otherwise goes on to "fix" the function
-                done = await self._done_check(turn, (
+                done = await checks.done_check(self, turn, (
                     f"Does that output answer the developer's question? The developer asked: {_short(self.prompt)} "
                     'Reply with JSON: "done": true and an "answer" (the answer itself: the facts, values and names, '
                     'from the output) when it does; "done": false when another step is needed.'))
@@ -484,7 +348,7 @@ class Agent:
                     and reports_on_tests(self.prompt) and (result.data.get("test_run") or {}).get("status"):
                 turn.answer_checked = True  # "run the tests and tell me": the counts come from the run, not the model
                 run = result.data["test_run"]
-                done = await self._done_check(turn, (
+                done = await checks.done_check(self, turn, (
                     f"Does that answer the developer? The developer asked: {_short(self.prompt)} Reply with JSON: "
                     '"done": true and an "answer" that gives the numbers from the RESULT line (how many passed, '
                     'how many failed) and names what failed; "done": false when another step is needed.'),
@@ -499,122 +363,6 @@ class Agent:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
 
-    async def _show_before_replace(self, call: ToolCall, turn: "_Turn") -> bool:
-        """edit_symbol replacing a definition the model has not read in this turn: show it that code first, once
-        (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
-        path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
-        if not path or not symbol or path in self._reads or f"{path}::{symbol}" in self._reads \
-                or (path, symbol) in turn.shown_defs:
-            return False
-        from tui.symbols import find, outline_of
-        from tui.engine.verify import _read
-
-        if not find(outline_of(path, _read(self.ctx.repo, path)).symbols, symbol):
-            return False  # a new definition: nothing to read first
-        turn.shown_defs.add((path, symbol))
-        self.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
-        await self._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
-        self._append({"role": "user", "_tool": True, "content": (
-            f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(self.prompt)} "
-            f"Now send the edit_symbol call again, written from that code: keep what must stay, change only what "
-            "the request needs (or use edit_file for a few lines).")})
-        return True
-
-    def _suspects(self, result: ToolResult) -> str:
-        """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
-        from tui.engine.grounding import defined_in
-        from tui.engine.suspects import hint
-        from tui.engine.verify import _read, is_test
-
-        failures = (result.data.get("test_run") or {}).get("failures") or []
-        try:
-            text = hint(self.ctx.repo, failures, is_test, lambda n: defined_in(self.ctx.repo, n), _read)
-        except Exception:  # noqa: BLE001 - a hint never breaks a turn
-            return ""
-        return f"\n{text}" if text else ""
-
-    def _remind_question(self, turn: "_Turn", what: str) -> None:
-        """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
-        turn.asked_question = True
-        name = what.strip(' :"')
-        self._ask_again(f"the model proposed an edit ({name}) for a question", (
-            f"The developer asked a question, not for a change: {_short(self.prompt)} Do not change files. Answer it "
-            "in plain text from what you have read (or read or run something first)."))
-
-    async def _verify(self, turn: "_Turn") -> bool:
-        """Run the tests that exercise this turn's unverified change; True when they failed and the model was
-        told (the turn goes on). Rejected, impossible or passing runs let the turn end."""
-        if not turn.unverified.strip() or turn.verifications >= MAX_VERIFY or "run_tests" not in self.tools \
-                or self.config.model.verify == "off" or not self.verifying:
-            return False
-        from tui.tools.support.common import repo_files
-        from tui.engine.verify import choose
-
-        diff, turn.unverified = turn.unverified, ""
-        target = await asyncio.to_thread(choose, self.ctx.repo, diff, await repo_files(self.ctx.repo))
-        failing = list(dict.fromkeys(t.split("::", 1)[0] if "::" in t else "" for t in getattr(self, "_failing", [])))
-        if failing:  # the tests that failed when the turn started are what the fix must make pass
-            from tui.engine.verify import Target
-
-            target = Target(failing[0] if len(failing) == 1 else "", "the tests that failed before your change")
-        if target is None:
-            return False
-        turn.verifications += 1
-        self.emit(Notice(f"checking the change: running {target.why} ({target.selection or 'the whole suite'})"))
-        call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
-        await self._handle(call)
-        result = self.last_result
-        run = (result.data.get("test_run") or {}) if result else {}
-        if result is None or result.ok or result.summary.startswith("rejected"):
-            return False
-        if not (run.get("failed") or run.get("errored")):
-            self.emit(Notice(f"could not check the change: {result.summary}", "warning"))
-            return False
-        self._append({"role": "user", "_tool": True, "content": (
-            f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
-            f"{_short(self.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
-            "asked for (the request changes that behaviour), do not undo the change: answer in plain text and "
-            "say which test fails and why.")})
-        turn.seen.clear()
-        return True
-
-    @staticmethod
-    def _unfinished(failed_change: str, answer: str, changed: bool) -> str:
-        """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
-        if changed:  # an earlier change stands; only a claim about the failed last one is false
-            return f"your last change did not happen: {failed_change}" if failed_change and \
-                CLAIMS_CHANGE.search(answer) else ""
-        if failed_change:
-            return f"nothing was changed: {failed_change}"
-        if CLAIMS_CHANGE.search(answer):
-            return "you said a change was made, but no file was changed in this turn"
-        return ""
-
-    async def _final_answer(self, turn: "_Turn") -> TurnDone:
-        """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
-        # Why the turn stops is said to the developer (a notice), not to the model: a small model copies
-        # "You already called X..." into its answer.
-        self._append({"role": "user", "_tool": True, "content":
-                      f"No more tool calls. The developer asked: {_short(self.prompt)} Answer the developer now, "
-                      "in one or two sentences, from what you have seen: what you found or changed, and plainly "
-                      "what you could not do."})
-        text, _ = await self._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA,
-                                       deadline=time.monotonic() + FINAL_SECONDS)
-        try:
-            answer = str(json.loads(text).get("answer", "")).strip()
-        except (ValueError, AttributeError):  # cut short: the answer string as far as it got
-            found = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', text)
-            answer = found.group(1).replace('\\"', '"').replace("\\n", "\n").strip() if found else text.strip()
-        self._append({"role": "assistant", "content": answer})
-        return self._answered(self._honest(answer, turn), "limit")
-
-    @staticmethod
-    def _honest(answer: str, turn: "_Turn") -> str:
-        """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
-        if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
-            return answer + "\n\n(devagent: no file was changed by this request" + (
-                f"; {turn.failed_change})" if turn.failed_change else ")")
-        return answer
 
     def _answered(self, answer: str, reason: str) -> TurnDone:
         """End the turn with an answer that came as constrained JSON: show it as the model's text."""
@@ -723,7 +471,7 @@ class Agent:
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
         if call.name == "run_tests" and not result.ok:
-            body += self._suspects(result)
+            body += checks.suspects(self, result)
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (

@@ -1,0 +1,199 @@
+"""The coaching steps around a turn's end, each named for the small-model failure it answers
+(docs/model-layer.md): a part of the request left undone, the done and answer checks, a question
+answered with an edit, a definition replaced unread, a failing test's suspects, the verification run,
+a claim the working tree does not show, and the forced one-line answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import uuid
+from typing import Any, Callable
+
+from tui.engine.agent_words import is_question, wants_test_change
+from tui.engine.coach import CLAIMS_CHANGE, REPORTS_CHANGE
+from tui.engine.turnmsg import short as _short
+from tui.engine.verify import is_test
+from tui.llm.base import ToolCall
+from tui.protocol.events import Notice, TurnDone
+from tui.tools.base import ToolResult
+
+ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+DONE_SCHEMA = {"type": "object", "properties": {"done": {"type": "boolean"}, "answer": {"type": "string"}},
+               "required": ["done", "answer"]}
+MAX_VERIFY = 2
+FINAL_SECONDS = 90  # the forced final answer's own time, after model.turn_seconds
+
+
+async def untouched(agent, turn: Any) -> bool:
+    """A change request names files this turn has not changed: say so once (True), a small model reports
+    "added and exported" after the first of three parts."""
+    if turn.parts_reminded or not turn.touched or is_question(agent.prompt):
+        return False
+    from tui.engine.mentions import export_file, mentioned, new_paths
+    from tui.tools.support.common import repo_files
+
+    files = await repo_files(agent.ctx.repo)
+    export = export_file(agent.prompt, files, turn.touched)  # "export it from the package": its __init__.py
+    wanted = [*mentioned(agent.prompt, files, 5), *([export] if export else []), *new_paths(agent.prompt, files)]
+    named = [p for p in dict.fromkeys(wanted)
+             if p not in turn.touched and not (is_test(p) and not wants_test_change(agent.prompt))]
+    if not named:
+        return False
+    turn.parts_reminded = True
+    agent._ask_again(f"the request names {', '.join(named)}, not changed yet", (
+        f"Not finished yet: the developer asked: {_short(agent.prompt)} It names {', '.join(named)}, which you "
+        "have not changed in this request. Do that part now with one JSON tool call; if it needs no change, "
+        "say why in plain text."))
+    return True
+
+
+async def done_check(agent, turn: Any, ask: str = "",
+                      finish: Callable[[str], str] | None = None) -> TurnDone | None:
+    """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:
+    small models otherwise keep going and undo their own work. Done: the turn ends with the model's summary.
+    Not done: the loop goes on."""
+    if not ask and await untouched(agent, turn):
+        return None
+    question = {"role": "user", "_tool": True, "content": ask or (
+        f"Is the developer's request complete now? The developer asked: {_short(agent.prompt)} Reply with JSON: "
+        '"done": true and an "answer" (one line telling the developer what you changed) when it is complete; '
+        '"done": false when more changes or commands are still needed.')}
+    agent._append(question)
+    text, _ = await agent._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
+    try:
+        reply = json.loads(text)
+        done, answer = reply.get("done") is True, str(reply.get("answer", "")).strip()
+    except (ValueError, AttributeError):
+        done, answer = False, ""
+    reply_message = {"role": "assistant", "content": text}
+    agent._append(reply_message)
+    if not done:
+        agent._forget([question, reply_message])  # the loop goes on as if the question was never asked
+        return None
+    return agent._answered(finish(answer) if finish else answer, "complete")
+
+
+def remind_question(agent, turn: Any, what: str) -> None:
+    """A small model "answers" a question by rewriting the code it read (minutes of tokens): once, say no."""
+    turn.asked_question = True
+    name = what.strip(' :"')
+    agent._ask_again(f"the model proposed an edit ({name}) for a question", (
+        f"The developer asked a question, not for a change: {_short(agent.prompt)} Do not change files. Answer it "
+        "in plain text from what you have read (or read or run something first)."))
+
+
+async def show_before_replace(agent, call: ToolCall, turn: Any) -> bool:
+    """edit_symbol replacing a definition the model has not read in this turn: show it that code first, once
+    (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
+    path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
+    if not path or not symbol or path in agent._reads or f"{path}::{symbol}" in agent._reads \
+            or (path, symbol) in turn.shown_defs:
+        return False
+    from tui.symbols import find, outline_of
+    from tui.engine.verify import _read
+
+    if not find(outline_of(path, _read(agent.ctx.repo, path)).symbols, symbol):
+        return False  # a new definition: nothing to read first
+    turn.shown_defs.add((path, symbol))
+    agent.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
+    await agent._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
+    agent._append({"role": "user", "_tool": True, "content": (
+        f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(agent.prompt)} "
+        f"Now send the edit_symbol call again, written from that code: keep what must stay, change only what "
+        "the request needs (or use edit_file for a few lines).")})
+    return True
+
+
+def suspects(agent, result: ToolResult) -> str:
+    """For a failing test, the code it calls and where that is defined (small models edit the test instead)."""
+    from tui.engine.grounding import defined_in
+    from tui.engine.suspects import hint
+    from tui.engine.verify import _read, is_test
+
+    failures = (result.data.get("test_run") or {}).get("failures") or []
+    try:
+        text = hint(agent.ctx.repo, failures, is_test, lambda n: defined_in(agent.ctx.repo, n), _read)
+    except Exception:  # noqa: BLE001 - a hint never breaks a turn
+        return ""
+    return f"\n{text}" if text else ""
+
+
+async def verify(agent, turn: Any) -> bool:
+    """Run the tests that exercise this turn's unverified change; True when they failed and the model was
+    told (the turn goes on). Rejected, impossible or passing runs let the turn end."""
+    if not turn.unverified.strip() or turn.verifications >= MAX_VERIFY or "run_tests" not in agent.tools \
+            or agent.config.model.verify == "off" or not agent.verifying:
+        return False
+    from tui.tools.support.common import repo_files
+    from tui.engine.verify import choose
+
+    diff, turn.unverified = turn.unverified, ""
+    target = await asyncio.to_thread(choose, agent.ctx.repo, diff, await repo_files(agent.ctx.repo))
+    failing = list(dict.fromkeys(t.split("::", 1)[0] if "::" in t else "" for t in getattr(agent, "_failing", [])))
+    if failing:  # the tests that failed when the turn started are what the fix must make pass
+        from tui.engine.verify import Target
+
+        target = Target(failing[0] if len(failing) == 1 else "", "the tests that failed before your change")
+    if target is None:
+        return False
+    turn.verifications += 1
+    agent.emit(Notice(f"checking the change: running {target.why} ({target.selection or 'the whole suite'})"))
+    call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
+    await agent._handle(call)
+    result = agent.last_result
+    run = (result.data.get("test_run") or {}) if result else {}
+    if result is None or result.ok or result.summary.startswith("rejected"):
+        return False
+    if not (run.get("failed") or run.get("errored")):
+        agent.emit(Notice(f"could not check the change: {result.summary}", "warning"))
+        return False
+    agent._append({"role": "user", "_tool": True, "content": (
+        f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
+        f"{_short(agent.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
+        "asked for (the request changes that behaviour), do not undo the change: answer in plain text and "
+        "say which test fails and why.")})
+    turn.seen.clear()
+    return True
+
+
+def unfinished(failed_change: str, answer: str, changed: bool) -> str:
+    """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
+    if changed:  # an earlier change stands; only a claim about the failed last one is false
+        return f"your last change did not happen: {failed_change}" if failed_change and \
+            CLAIMS_CHANGE.search(answer) else ""
+    if failed_change:
+        return f"nothing was changed: {failed_change}"
+    if CLAIMS_CHANGE.search(answer):
+        return "you said a change was made, but no file was changed in this turn"
+    return ""
+
+
+async def final_answer(agent, turn: Any) -> TurnDone:
+    """Constrained to a single answer string: a looping or slow small model still ends with an answer."""
+    # Why the turn stops is said to the developer (a notice), not to the model: a small model copies
+    # "You already called X..." into its answer.
+    agent._append({"role": "user", "_tool": True, "content":
+                  f"No more tool calls. The developer asked: {_short(agent.prompt)} Answer the developer now, "
+                  "in one or two sentences, from what you have seen: what you found or changed, and plainly "
+                  "what you could not do."})
+    text, _ = await agent._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA,
+                                   deadline=time.monotonic() + FINAL_SECONDS)
+    try:
+        answer = str(json.loads(text).get("answer", "")).strip()
+    except (ValueError, AttributeError):  # cut short: the answer string as far as it got
+        found = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', text)
+        answer = found.group(1).replace('\\"', '"').replace("\\n", "\n").strip() if found else text.strip()
+    agent._append({"role": "assistant", "content": answer})
+    return agent._answered(honest(answer, turn), "limit")
+
+
+def honest(answer: str, turn: Any) -> str:
+    """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
+    if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+        return answer + "\n\n(devagent: no file was changed by this request" + (
+            f"; {turn.failed_change})" if turn.failed_change else ")")
+    return answer
