@@ -129,6 +129,7 @@ async def test_real_node_test_runner_parsed(tmp_path: Path) -> None:
     assert (one_file.passed, one_file.failed) == (1, 0) and one_file.ok
 
 
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: the npm fixture cannot run")
 async def test_npm_test_runs_the_test_script_without_its_pre_and_post_hooks(tmp_path: Path) -> None:
     """Seen with qs: `pretest` ran a README checker that was not installed, so no test ran at all."""
     files = {**fx.NODE_TEST_FILES, "package.json": json.dumps({"name": "strs", "version": "1.0.0", "scripts": {
