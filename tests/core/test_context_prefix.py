@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tui.engine import context
@@ -41,6 +41,7 @@ def _turn(messages: list[dict[str, Any]], prompt: str, grounding: int) -> int:
 
 
 @settings(max_examples=60, deadline=None)
+@example(system=4152, grounding=1328, results=[10, 6479])  # the note must survive the newest result's own cut
 @given(system=st.integers(500, 4500), grounding=st.integers(0, 2400),
        results=st.lists(st.integers(10, 7000), min_size=1, max_size=9))
 def test_each_request_extends_the_last_or_cuts_only_at_the_end(system: int, grounding: int,

@@ -150,8 +150,12 @@ class Fitter:
             message = plan.sent[i]
             if message is not None and fresh[i] and message.get("_tool") and not message.get("_grounding"):
                 names = ", ".join(dict.fromkeys(removed))
-                plan.shorten(i, (message.get("content") or "") + f"\n[{REMOVED}: {names}. Call again if you "
-                                                                  "need one.]")
+                note = f"[{REMOVED}: {names}. Call again if you need one.]"
+                text = message.get("content") or ""
+                head, sep, rest = text.partition("\n")
+                # Near the top, so that shortening this result to fit (its head is kept) keeps the note.
+                plan.shorten(i, f"{head}\n{note}\n{rest}" if head.startswith("Result of ") and sep else
+                             f"{note}\n{text}")
                 plan.cuts -= 1  # the note itself is not a cut
                 return
 
