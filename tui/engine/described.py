@@ -9,6 +9,7 @@ whose description shares the most words with the question are listed with that l
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 from typing import Iterator
@@ -33,11 +34,20 @@ def _sources(repo: Path, files: list[str], docs: bool = False) -> Iterator[tuple
     for path in chosen[:MAX_FILES]:
         full = repo / path
         try:
-            if GENERATED.search(path) or full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
+            if GENERATED.search(path) or full.is_symlink():
                 continue
-            yield path, full.read_text(encoding="utf-8", errors="replace")
+            info = full.stat()
+            if not full.is_file() or info.st_size > MAX_BYTES:
+                continue
+            yield path, _text(str(full), info.st_mtime_ns, info.st_size)
         except OSError:
             continue
+
+
+@functools.lru_cache(maxsize=512)
+def _text(path: str, mtime_ns: int, size: int) -> str:
+    """A file's text, read once while it stays the same (one question runs several lookups over the files)."""
+    return Path(path).read_text(encoding="utf-8", errors="replace")
 
 
 def _first_line(doc: str) -> str:
