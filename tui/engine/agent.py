@@ -123,6 +123,7 @@ class Agent:
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
         self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
+        self._failing: list[str] = []  # tests that failed when the turn started (preflight.run_failing)
         self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
 
     # -- conversation ---------------------------------------------------------------------------

@@ -133,7 +133,7 @@ async def verify(agent, turn: Any) -> bool:
 
     diff, turn.unverified = turn.unverified, ""
     target = await asyncio.to_thread(choose, agent.ctx.repo, diff, await repo_files(agent.ctx.repo))
-    failing = list(dict.fromkeys(t.split("::", 1)[0] if "::" in t else "" for t in getattr(agent, "_failing", [])))
+    failing = list(dict.fromkeys(t.split("::", 1)[0] if "::" in t else "" for t in agent._failing))
     if failing:  # the tests that failed when the turn started are what the fix must make pass
         from tui.engine.verify import Target
 

@@ -38,7 +38,7 @@ async def run_failing(agent, prompt: str) -> None:
     from tui.engine.grounding import failing_tests_selection
     from tui.tools.support.common import repo_files
 
-    agent._failing: list[str] = []
+    agent._failing = []
     if "run_tests" not in agent.tools or agent.config.model.verify == "off" or not agent.verifying:
         return
     selection = failing_tests_selection(prompt, await repo_files(agent.ctx.repo))
