@@ -18,21 +18,20 @@ from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.config import Config
 from tui.protocol.errors import ModelError
-from tui.protocol.events import (ContextUsage, Emit, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta, TextDone,
-                                 ToolCallFinished, ToolCallStarted, TurnDone, TurnStarted)
-from tui.engine import checks, preflight
-from tui.engine.coach import RepeatWatch, echoes
+from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
+                                 TurnDone, TurnStarted)
+from tui.engine import checks, modelstep, preflight
+from tui.engine.modelstep import ANSWER, EDIT_TOOLS
+from tui.engine.coach import echoes
 from tui.engine.agent_words import is_question, keeps_tests, reports_on_tests
-from tui.engine.turnmsg import assistant as _assistant, short as _short
+from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short, with_counts as _with_counts
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.verify import changed_files, is_test
 
-ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
-EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 
 
@@ -60,49 +59,8 @@ class _Turn:
     verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
 
 
-def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
-    """JSON schema for Ollama's ``format``: a tool name from the list and an arguments object."""
-    return {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "enum": [*tools, ANSWER]},
-            "arguments": {"type": "object"},
-        },
-        "required": ["name", "arguments"],
-    }
-
-
 def _call_key(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, default=str)
-
-
-async def _close(stream: Any) -> None:
-    close = getattr(stream, "aclose", None)
-    if close is not None:
-        try:
-            await close()
-        except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
-            pass
-
-
-def _with_counts(answer: str, run: dict[str, Any]) -> str:
-    """The answer, with the run's own counts added when it leaves one out (a small model says "1 of 215 failed"
-    and drops the 214 that passed)."""
-    counts = [(int(run.get(k) or 0), k) for k in ("passed", "failed", "errored", "skipped")]
-    said = set(re.findall(r"\d+", answer))
-    if all(str(n) in said for n, k in counts if n or k in ("passed", "failed")):
-        return answer
-    words = ", ".join(f"{n} {'errors' if k == 'errored' else k}" for n, k in counts if n or k in ("passed", "failed"))
-    return f"{answer}\n\n(devagent's count from the run: {words}.)" if answer else f"{words}."
-
-
-def _fmt_args(args: dict[str, Any]) -> str:
-    parts = []
-    for key, value in args.items():
-        text = value if isinstance(value, str) else json.dumps(value)
-        text = text.replace("\n", "⏎")
-        parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
-    return ", ".join(parts)
 
 
 class Agent:
@@ -372,84 +330,13 @@ class Agent:
             self.emit(TextDone(answer))
         return TurnDone(reason, answer)
 
+    # -- the model (modelstep.py) ------------------------------------------------------------------
+    async def _complete(self, **kw: Any) -> tuple[str, list[ToolCall]]:
+        return await modelstep.complete(self, **kw)
+
     def _calls_from(self, text: str, native: list[ToolCall], constrained: bool
                     ) -> tuple[list[ToolCall], list[str], str]:
-        """(calls, errors for the model, the text without the calls that were read from it)."""
-        if native:
-            return native, [], text
-        from tui.llm.parse import extract_tool_calls
-
-        names = set(self.tools) | ({ANSWER} if constrained else set())
-        parsed = extract_tool_calls(text, names)
-        calls = [ToolCall(c.name, c.arguments, c.id, "constrained" if constrained else c.source) for c in parsed.calls]
-        errors = list(parsed.errors)
-        bare = text.strip().strip("`").removeprefix("json").strip()
-        if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
-            # A lone JSON object is never an answer: a small model half-remembering the call format.
-            errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
-        return calls, errors, parsed.text if calls else text
-
-    # -- the model ------------------------------------------------------------------------------
-    async def _complete(self, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
-                        cut: re.Pattern[str] | None = None,
-                        deadline: float | None = None) -> tuple[str, list[ToolCall]]:
-        """One model reply, streamed. ``cut``: stop reading as soon as the reply's start matches it;
-        ``deadline`` (monotonic): stop reading then (one reply can otherwise take minutes on a CPU)."""
-        cfg = self.config.model
-        schemas = [t.schema() for t in self.tools.values()] if offer_tools and self.native_tools else None
-        reserve = min(1024, self.limit // 4)
-        messages, used, trimmed = self.fitter.fit(self.messages, self.limit, reserve, schemas)
-        self.emit(ContextUsage(used=used, limit=self.limit, trimmed=trimmed, parts=instructions.usage(messages)))
-        if trimmed:
-            self.emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {self.limit}-token context"))
-        if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
-            fmt = constrained_schema({k: v for k, v in self.tools.items()
-                                      if not (k in EDIT_TOOLS and is_question(self.prompt))})
-        self.looped = False
-        for attempt in range(cfg.retries + 1):
-            parts: list[str] = []
-            calls: list[ToolCall] = []
-            try:
-                stream = self.backend.stream_chat(context.wire(messages), schemas, format=fmt,
-                                                  num_ctx=self.limit)  # one size: a new num_ctx reloads the model
-                watch = RepeatWatch()
-                async for chunk in stream:
-                    if chunk.text:
-                        parts.append(chunk.text)
-                        if not constrained:
-                            self.emit(TextDelta(chunk.text))
-                    calls.extend(chunk.tool_calls)
-                    if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
-                        await _close(stream)
-                        break
-                    if chunk.text and watch.looping(chunk.text):
-                        self.looped = True
-                        await _close(stream)
-                        self.emit(Notice("the model wrote the same text over and over; its reply was cut there",
-                                         "warning"))
-                        break
-                    if deadline is not None and time.monotonic() > deadline:
-                        await _close(stream)
-                        self.emit(Notice("the model's reply ran past the time for this request; it was cut "
-                                         "there", "warning"))
-                        break
-            except ModelError as err:
-                partial = "".join(parts)
-                self.emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
-                if not err.retryable or attempt == cfg.retries:
-                    if partial:
-                        self._append({"role": "assistant", "content": partial + "\n[reply interrupted]"})
-                    raise
-                delay = 0.5 * (2 ** attempt)
-                self.emit(ServerStatus("reconnecting", getattr(self.backend, "host", ""), self.info.name, err.message))
-                self.emit(Retrying(attempt=attempt + 1, delay=delay, reason=err.message))
-                await asyncio.sleep(delay)
-                continue
-            text = "".join(parts)
-            if attempt:
-                self.emit(ServerStatus("connected", getattr(self.backend, "host", ""), self.info.name))
-            return text, calls
-        raise AssertionError("unreachable")
+        return modelstep.calls_from(self.tools, text, native, constrained)
 
     # -- tools ----------------------------------------------------------------------------------
     async def _handle(self, call: ToolCall) -> bool:

@@ -1,7 +1,9 @@
-"""Two small helpers for the messages of a turn, shared by the loop and its coaching steps."""
+"""Small helpers for the messages of a turn, shared by the loop and its coaching steps."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from tui.llm.base import ToolCall
@@ -19,3 +21,23 @@ def short(text: str, limit: int = 300) -> str:
     """``text`` on one line, at most ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def with_counts(answer: str, run: dict[str, Any]) -> str:
+    """The answer, with the run's own counts added when it leaves one out (a small model says "1 of 215 failed"
+    and drops the 214 that passed)."""
+    counts = [(int(run.get(k) or 0), k) for k in ("passed", "failed", "errored", "skipped")]
+    said = set(re.findall(r"\d+", answer))
+    if all(str(n) in said for n, k in counts if n or k in ("passed", "failed")):
+        return answer
+    words = ", ".join(f"{n} {'errors' if k == 'errored' else k}" for n, k in counts if n or k in ("passed", "failed"))
+    return f"{answer}\n\n(devagent's count from the run: {words}.)" if answer else f"{words}."
+
+
+def fmt_args(args: dict[str, Any]) -> str:
+    parts = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        text = text.replace("\n", "⏎")
+        parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
+    return ", ".join(parts)

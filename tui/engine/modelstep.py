@@ -1,0 +1,124 @@
+"""One model step: the reply streamed from the backend (with retries, cuts and the context fit), and the tool
+calls read from it.
+
+The loop (agent.py) decides what to do with a reply; this module only gets it. Nothing here runs a tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+from tui.engine import context, instructions
+from tui.engine.agent_words import is_question
+from tui.engine.coach import RepeatWatch
+from tui.engine.turnmsg import short as _short
+from tui.llm.base import ToolCall
+from tui.protocol.errors import ModelError
+from tui.protocol.events import ContextUsage, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta
+from tui.tools.base import ToolSpec
+
+ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
+EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
+
+
+def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
+    """JSON schema for Ollama's ``format``: a tool name from the list and an arguments object."""
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": [*tools, ANSWER]},
+            "arguments": {"type": "object"},
+        },
+        "required": ["name", "arguments"],
+    }
+
+
+async def _close(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # noqa: BLE001 - closing a stream we abandon must not fail the turn
+            pass
+
+
+def calls_from(tools: dict[str, ToolSpec], text: str, native: list[ToolCall], constrained: bool
+               ) -> tuple[list[ToolCall], list[str], str]:
+    """(calls, errors for the model, the text without the calls that were read from it)."""
+    if native:
+        return native, [], text
+    from tui.llm.parse import extract_tool_calls
+
+    names = set(tools) | ({ANSWER} if constrained else set())
+    parsed = extract_tool_calls(text, names)
+    calls = [ToolCall(c.name, c.arguments, c.id, "constrained" if constrained else c.source) for c in parsed.calls]
+    errors = list(parsed.errors)
+    bare = text.strip().strip("`").removeprefix("json").strip()
+    if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
+        # A lone JSON object is never an answer: a small model half-remembering the call format.
+        errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
+    return calls, errors, parsed.text if calls else text
+
+
+async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
+                   cut: re.Pattern[str] | None = None,
+                   deadline: float | None = None) -> tuple[str, list[ToolCall]]:
+    """One model reply for ``agent`` (the loop: its messages, tools, backend, config, emit), streamed. ``cut``: stop reading as soon as the reply's start matches it;
+    ``deadline`` (monotonic): stop reading then (one reply can otherwise take minutes on a CPU)."""
+    cfg = agent.config.model
+    emit = agent.emit
+    schemas = [t.schema() for t in agent.tools.values()] if offer_tools and agent.native_tools else None
+    reserve = min(1024, agent.limit // 4)
+    messages, used, trimmed = agent.fitter.fit(agent.messages, agent.limit, reserve, schemas)
+    emit(ContextUsage(used=used, limit=agent.limit, trimmed=trimmed, parts=instructions.usage(messages)))
+    if trimmed:
+        emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
+    if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
+        fmt = constrained_schema({k: v for k, v in agent.tools.items()
+                                  if not (k in EDIT_TOOLS and is_question(agent.prompt))})
+    agent.looped = False
+    host = getattr(agent.backend, "host", "")
+    for attempt in range(cfg.retries + 1):
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        try:
+            stream = agent.backend.stream_chat(context.wire(messages), schemas, format=fmt,
+                                               num_ctx=agent.limit)  # one size: a new num_ctx reloads the model
+            watch = RepeatWatch()
+            async for chunk in stream:
+                if chunk.text:
+                    parts.append(chunk.text)
+                    if not constrained:
+                        emit(TextDelta(chunk.text))
+                calls.extend(chunk.tool_calls)
+                if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
+                    await _close(stream)
+                    break
+                if chunk.text and watch.looping(chunk.text):
+                    agent.looped = True
+                    await _close(stream)
+                    emit(Notice("the model wrote the same text over and over; its reply was cut there", "warning"))
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    await _close(stream)
+                    emit(Notice("the model's reply ran past the time for this request; it was cut there", "warning"))
+                    break
+        except ModelError as err:
+            partial = "".join(parts)
+            emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
+            if not err.retryable or attempt == cfg.retries:
+                if partial:
+                    agent._append({"role": "assistant", "content": partial + "\n[reply interrupted]"})
+                raise
+            delay = 0.5 * (2 ** attempt)
+            emit(ServerStatus("reconnecting", host, agent.info.name, err.message))
+            emit(Retrying(attempt=attempt + 1, delay=delay, reason=err.message))
+            await asyncio.sleep(delay)
+            continue
+        if attempt:
+            emit(ServerStatus("connected", host, agent.info.name))
+        return "".join(parts), calls
+    raise AssertionError("unreachable")
