@@ -315,3 +315,24 @@ async def test_an_edit_that_breaks_python_says_so_and_the_model_fixes_it(repo: P
     assert "undefined name 'y'" in sent_text(ollama_server.requests[1]), "the problem goes back to the model"
     assert not ollama_server.requests[1].get("format"), "no 'are you done?' while the edit is broken"
     assert done.text == "Added twice." and (repo / "app.py").read_text().endswith("return add(x, x)\n")
+
+
+async def test_a_missed_edit_in_a_long_module_gets_the_lines_it_meant_not_the_file(
+        repo: Path, ollama_server: ScriptedOllama) -> None:
+    """In a module too long to show whole, a near miss (the old text slightly wrong) is answered with the block
+    the model meant, copied exactly from the file, and the retry with that text applies."""
+    body = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(200))
+    (repo / "many.py").write_text('"""Many."""' + body)
+    git(repo, "add", "many.py")
+    git(repo, "commit", "-qm", "many")
+    ollama_server.push(
+        Reply(tool_calls=[call("edit_file", path="many.py", old="def f137(x):\nreturn x+137", new="x")]),
+        Reply(tool_calls=[call("edit_file", path="many.py", old="def f137(x):\n    return x + 137",
+                               new="def f137(x):\n    return x - 137")]),
+        Reply("Done."))
+    approver = ScriptedApprover([Decision("approve")])
+    _, done, _ = await run_prompt(repo, ollama_server.url, "make f137 subtract", approver)
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "The closest text in many.py (line 551) is:\ndef f137(x):\n    return x + 137\n" in told
+    assert "def f3(x)" not in told, "the long file is not dumped into the context"
+    assert "return x - 137" in (repo / "many.py").read_text() and done.text == "Done."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -303,7 +304,11 @@ async def test_a_function_broken_by_the_last_commit_is_shown_with_the_lines_it_c
     await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails since my last commit; why?",
                      ScriptedApprover([Decision("approve")]))
     after_run = ollama_server.requests[1]["messages"][-1]["content"]
-    assert "mul was changed by the last commit (- before, + now):\n-    return a * b\n+    return a * b + 1" in after_run
+    assert ("mul was changed by the last commit. Those lines now read:\n    return a * b + 1\n"
+            "Before that change they read:\n    return a * b\n") in after_run
+    revert = after_run.split("put the old lines back:\n", 1)[1].splitlines()[0]  # the call that undoes it, as JSON
+    assert json.loads(revert) == {"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "    return a * b + 1",
+                                                                     "new": "    return a * b"}}
     assert "add" not in after_run.split("was changed by", 1)[1]  # only the lines of the function the test calls
 
 

@@ -9,6 +9,7 @@ what a developer looks at first ("it broke since my last commit"): they are show
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -110,6 +111,24 @@ def recent_change(repo: Path, path: str, name: str, text: str) -> str:
         return ""
     if not lines:
         return ""
+    revert = _revert(path, lines, f"{name} was changed by {when}")
+    if revert:
+        return revert
     more = f"\n(and {len(lines) - MAX_LINES} more changed lines)" if len(lines) > MAX_LINES else ""
     return (f"\n{name} was changed by {when} (- before, + now):\n" + "\n".join(lines[:MAX_LINES]) + more +
             "\nIf the bug is in those lines, fix them with edit_file.")
+
+
+def _revert(path: str, lines: list[str], lead: str) -> str:
+    """One changed block (a few lines now, a few before): the lines as they read now and before, and the
+    edit_file call that puts them back. A small model shown a -/+ diff copies the "-" side as ``old``; the
+    lines named "now" and "before", with the call written out, leave nothing to turn round."""
+    before = [line[1:] for line in lines if line.startswith("-")]
+    now = [line[1:] for line in lines if line.startswith("+")]
+    if not before or not now or len(before) > 4 or len(now) > 4 or any(len(line) >= 160 for line in lines) or \
+            lines != [f"-{b}" for b in before] + [f"+{n}" for n in now]:
+        return ""
+    call = json.dumps({"name": "edit_file", "arguments": {"path": path, "old": "\n".join(now),
+                                                          "new": "\n".join(before)}})
+    return (f"\n{lead}. Those lines now read:\n" + "\n".join(now) + "\nBefore that change they read:\n" +
+            "\n".join(before) + f"\nIf that change is the bug, put the old lines back:\n{call}")

@@ -4,11 +4,13 @@ Small models often get indentation or trailing spaces slightly wrong: when the e
 text is absent, a block whose lines match after stripping whitespace is accepted if it
 is unique. An empty ``old`` adds ``new`` at the end of the file (how a small model adds a
 function or a test without rewriting the file). Anything else is refused with the reason
-and, when the text was not found, the file's current content, so the model can retry.
+and, when the text was not found, the file's current content (for a long file, the lines most like ``old``),
+so the model can retry.
 """
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from tui.protocol.proposals import Proposal
@@ -33,6 +35,24 @@ def _loose_spans(text: str, old: str) -> list[tuple[int, int]]:
     hits = [i for i in range(len(lines) - len(want) + 1)
             if all(lines[i + k].strip() == want[k] for k in range(len(want)))]
     return [(starts[i], starts[i + len(want) - 1] + len(lines[i + len(want) - 1].rstrip("\r\n"))) for i in hits]
+
+
+def closest(text: str, old: str) -> tuple[int, str] | None:
+    """The block of ``text`` most like ``old`` (compared line by line without surrounding whitespace): its first
+    line number and its exact lines; None when nothing comes close (under 60% alike)."""
+    want = "\n".join(line.strip() for line in old.strip("\n").splitlines())
+    lines = text.splitlines()
+    stripped = [line.strip() for line in lines]
+    size = len(old.strip("\n").splitlines())
+    if not want.strip() or not 0 < size <= 40 or size > len(lines):
+        return None
+    best, at = 0.6, -1
+    for i in range(len(lines) - size + 1):
+        matcher = difflib.SequenceMatcher(None, want, "\n".join(stripped[i:i + size]),
+                                          autojunk=False)
+        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and matcher.ratio() > best:
+            best, at = matcher.ratio(), i
+    return (at + 1, "\n".join(lines[at:at + size])) if at >= 0 else None
 
 
 class NotFound(ToolError):
@@ -96,6 +116,11 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         updated = replace_once(text, old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n"), rel)
     except NotFound as err:  # show what is there: small models then copy the exact lines
         budget = ctx.config.limits.file_tokens * CHARS_PER_TOKEN
+        near = closest(text, old_text.replace("\r\n", "\n")) if len(text) > budget // 2 else None
+        if near is not None:  # a long file: the lines the model meant, not a file cut to fit that may leave them out
+            raise ToolError(f"{err.message} The closest text in {rel} (line {near[0]}) is:\n{near[1]}\nIf you meant "
+                            "those lines, send the edit again with old copied from them exactly, character for "
+                            "character (the indentation too).") from None
         raise ToolError(f"{err.message} The current content of {rel} is below. Copy the exact lines to replace "
                         f"(or use old=\"\" to add text at the end):\n{bound(text, budget, 'the file')}") from None
     new = updated.encode("utf-8", "surrogateescape")
