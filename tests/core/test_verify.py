@@ -490,3 +490,21 @@ async def test_the_json_skeleton_run_as_given_is_refused(tmp_path: Path, ollama_
     await run_prompt(repo, ollama_server.url, "Strip the urls in data/feeds.json", approver)
     assert approver.asked == []  # refused before it could be proposed
     assert "replace it with the code that makes the change" in ollama_server.requests[1]["messages"][-1]["content"]
+
+
+async def test_a_model_that_keeps_editing_the_tests_is_pointed_at_the_code_then_asked_for_its_answer(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", BUGGY)
+    edit_test = Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "== 6",
+                                                                      "new": "== 7"}}])
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+                       edit_test, edit_test, edit_test,
+                       Reply('{"answer": "I could not fix mul."}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails. Fix the bug without "
+                                       "editing the tests.", ScriptedApprover([Decision("approve")]))
+    refusal = ollama_server.requests[2]["messages"][-1]["content"]
+    assert "the developer said not to edit the tests" in refusal
+    assert "The failing test test_mul calls mul (defined in calc/ops.py)" in refusal  # the pointer, said again
+    refused = [n for n in of(events, "notice") if "which the request rules out" in n.message]
+    assert len(refused) == 3 and len(ollama_server.requests) == 5, "the third refusal asks for the answer"
+    assert done.text == "I could not fix mul." and (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]

@@ -32,6 +32,7 @@ from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.verify import changed_files, is_test
 
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
+MAX_TEST_EDITS = 2  # refused edits of the tests the developer said to keep, before the turn asks for the answer
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 
 
@@ -56,6 +57,7 @@ class _Turn:
     parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
+    test_edits: int = 0  # edits of the tests refused because the developer said to keep them
     verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
 
 
@@ -82,6 +84,7 @@ class Agent:
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
         self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
         self._failing: list[str] = []  # tests that failed when the turn started (preflight.run_failing)
+        self._suspects = ""  # the turn's latest pointer from a failing test to the code it calls (checks.suspects)
         self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
 
     # -- conversation ---------------------------------------------------------------------------
@@ -113,6 +116,7 @@ class Agent:
         self.prompt = prompt
         self.verifying = verify
         self._reads: set[str] = set()  # files read and definitions outlined in this turn
+        self._suspects = ""
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -255,9 +259,13 @@ class Agent:
             if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
                 self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
                                  "warning"))
+                turn.test_edits += 1
+                if turn.test_edits > MAX_TEST_EDITS:  # told each time; a model that keeps at it is not listening
+                    return await checks.final_answer(self, turn)
                 self._append({"role": "user", "_tool": True, "content": (
                     f"Not done: the developer said not to edit the tests, and {call.arguments.get('path')} is a "
-                    "test. Change the code the test calls instead (the failure names it), with one JSON tool call.")})
+                    "test. Change the code the test calls instead, with one JSON tool call." + (
+                        self._suspects or " The failure names that code."))})  # the hint may have been cut by now
                 return True
             if call.name == "edit_symbol" and await checks.show_before_replace(self, call, turn):
                 return True
@@ -359,7 +367,8 @@ class Agent:
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
         if call.name == "run_tests" and not result.ok:
-            body += checks.suspects(self, result)
+            self._suspects = checks.suspects(self, result) or self._suspects
+            body += self._suspects
         if call.name != "read_file":
             body = bound(body, budget, "tool output")
         changed = bool(result.ok and spec is not None and not spec.read_only and (result.diff or call.name in (
