@@ -25,6 +25,10 @@ class RepeatWatch:
 
     REPEATS = 6
     PERIODS = range(8, 201)
+    SHAPE_REPEATS = 12  # lines alike but for their numbers ("if value < 1000.0:" / "return '{:.1%}'...", then
+    # 10000.0 / .2%, ...), one to three lines a cycle: a counting loop. A table of numbers is written that way
+    # too, so it takes twice the repeats of an exact loop.
+    SHAPE_PERIODS = (1, 2, 3)
 
     def __init__(self) -> None:
         self.tail = ""
@@ -32,6 +36,7 @@ class RepeatWatch:
         self.count = 0
         self.recent = ""
         self.unchecked = 0
+        self.shapes: list[str] = []
 
     def _same_piece(self) -> bool:
         text = self.recent
@@ -60,7 +65,15 @@ class RepeatWatch:
                 continue  # blank lines, braces: repeating those is normal
             self.count = self.count + 1 if line == self.last else 1
             self.last = line
-        return self.count >= self.REPEATS
+            self.shapes = [*self.shapes, re.sub(r"\d+", "0", line)][-max(self.SHAPE_PERIODS) * self.SHAPE_REPEATS:]
+        return self.count >= self.REPEATS or self._counting()
+
+    def _counting(self) -> bool:
+        for period in self.SHAPE_PERIODS:
+            span = period * self.SHAPE_REPEATS
+            if len(self.shapes) >= span and self.shapes[-span:] == self.shapes[-period:] * self.SHAPE_REPEATS:
+                return True
+        return False
 
 
 def echoes(text: str, messages: list[dict[str, Any]]) -> bool:
