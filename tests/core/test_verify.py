@@ -508,3 +508,25 @@ async def test_a_model_that_keeps_editing_the_tests_is_pointed_at_the_code_then_
     refused = [n for n in of(events, "notice") if "which the request rules out" in n.message]
     assert len(refused) == 3 and len(ollama_server.requests) == 5, "the third refusal asks for the answer"
     assert done.text == "I could not fix mul." and (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
+
+
+async def test_what_the_grounding_found_is_said_again_when_a_question_drifts(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: told up front that unparse's description matches, the model outlined parse, tried
+    an edit for the question and answered "parse". The reminder and the forced answer repeat the finding."""
+    files = {**FILES, "calc/words.py": ('def split_words(text):\n    """Break a sentence into its words."""\n'
+                                        '    return text.split()\n\n\ndef join_slug(words):\n'
+                                        '    """Glue a list of words back into one dashed slug."""\n'
+                                        '    return "-".join(words)\n')}
+    repo = fx.build(tmp_path / "repo", files)
+    edit = {"name": "edit_symbol", "arguments": {"path": "calc/words.py", "symbol": "split_words",
+                                                 "code": "def split_words(text):\n    return text.split(' ')\n"}}
+    ollama_server.push(Reply(tool_calls=[edit]), Reply(tool_calls=[edit]), Reply('{"answer": "join_slug."}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Which function glues words back into a slug?",
+                                  ScriptedApprover([]))
+    reminder = ollama_server.requests[1]["messages"][-1]["content"]
+    forced = ollama_server.requests[2]["messages"][-1]["content"]
+    for text in (reminder, forced):
+        assert "What devagent found for this question:" in text
+        assert "calc/words.py: join_slug: Glue a list of words back into one dashed slug." in text
+    assert done.text == "join_slug."

@@ -84,6 +84,7 @@ class Agent:
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
         self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
         self._failing: list[str] = []  # tests that failed when the turn started (preflight.run_failing)
+        self._hints = ""  # what the grounding found for this request (preflight.ground), said again when it drifts
         self._suspects = ""  # the turn's latest pointer from a failing test to the code it calls (checks.suspects)
         self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
 

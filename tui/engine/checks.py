@@ -83,7 +83,17 @@ def remind_question(agent, turn: Any, what: str) -> None:
     name = what.strip(' :"')
     agent._ask_again(f"the model proposed an edit ({name}) for a question", (
         f"The developer asked a question, not for a change: {_short(agent.prompt)} Do not change files. Answer it "
-        "in plain text from what you have read (or read or run something first)."))
+        "in plain text from what you have read (or read or run something first)." + _found(agent)))
+
+
+FOUND_CHARS = 800  # of the grounding's hints, said again
+
+
+def _found(agent) -> str:
+    """The grounding's findings for a question, said again: by the time a small model drifts (an edit for a
+    question, the forced answer) they are far above, and it answers from the last thing it read instead."""
+    hints = agent._hints[:FOUND_CHARS]
+    return f"\nWhat devagent found for this question:\n{hints}" if hints and is_question(agent.prompt) else ""
 
 
 async def show_before_replace(agent, call: ToolCall, turn: Any) -> bool:
@@ -179,7 +189,7 @@ async def final_answer(agent, turn: Any) -> TurnDone:
     agent._append({"role": "user", "_tool": True, "content":
                   f"No more tool calls. The developer asked: {_short(agent.prompt)} Answer the developer now, "
                   "in one or two sentences, from what you have seen: what you found or changed, and plainly "
-                  "what you could not do."})
+                  "what you could not do." + _found(agent)})
     text, _ = await agent._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA,
                                    deadline=time.monotonic() + FINAL_SECONDS)
     try:

@@ -149,12 +149,16 @@ def project_instructions(repo: Path, prompt: str, files: list[str], limit: int, 
 
 
 def turn_context(repo: Path, prompt: str, files: list[str], tools: set[str], limit: int,
-                 instructions_tokens: int = 0) -> str:
-    """The message that follows the prompt ('' when there is nothing useful to say)."""
+                 instructions_tokens: int = 0, found: list[str] | None = None) -> str:
+    """The message that follows the prompt ('' when there is nothing useful to say). ``found`` collects the
+    hints alone (without the map), for the coaching that says them again later in the turn."""
     parts: list[str] = []
     repo_map = repo_map_for(repo, prompt, map_budget(limit))
     if repo_map.strip():
         parts.append(HEADER + "\n" + repo_map.strip())
-    parts.extend(hints(prompt, files, tools, repo))
+    said = [h for h in hints(prompt, files, tools, repo) if h]
+    parts.extend(said)
+    if found is not None:
+        found.extend(said)
     parts.append(project_instructions(repo, prompt, files, limit, instructions_tokens))
     return "\n\n".join(p for p in parts if p)

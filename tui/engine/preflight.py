@@ -26,8 +26,10 @@ async def ground(agent, prompt: str) -> None:
     from tui.tools.support.common import repo_files
 
     files = await repo_files(agent.ctx.repo)
+    found: list[str] = []
     text = await asyncio.to_thread(turn_context, agent.ctx.repo, prompt, files, set(agent.tools), agent.limit,
-                                   agent.config.limits.instructions_tokens)
+                                   agent.config.limits.instructions_tokens, found)
+    agent._hints = "\n\n".join(found)
     if text:
         agent._append({"role": "user", "_tool": True, "_grounding": True, "content": text})
 
