@@ -55,6 +55,21 @@ def test_a_value_change_request_shows_the_lines_with_the_old_value(tmp_path: Pat
     assert "whose old text" not in turn_context(repo, "Raise the parameter limit", list(files), {"edit_file"}, 4096)
 
 
+def test_a_value_named_in_words_is_found_as_the_literal_the_code_assigns(tmp_path: Path) -> None:
+    """"indent with two spaces instead of a tab": the setting is ``indent='\\t'``, not the prose about tabs."""
+    files = {"emit.py": ('def emit(doc, indent=\'\\t\', newl="\\n"):\n'
+                         '    """Lines are indented with `\'\\t\'` unless told otherwise."""\n    return doc\n'),
+             "words.py": "TAB_WIDTH = 8  # a tab is eight columns\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Make emit indent with two spaces instead of a tab by default.", list(files),
+                        {"edit_file"}, 4096)
+    shown = text.split("whose old text is that line:\n", 1)[1].splitlines()
+    assert shown[0] == "emit.py:1: def emit(doc, indent='\\t', newl=\"\\n\"):"  # the assignment, before the docstring
+    assert not any("TAB_WIDTH" in line for line in shown)  # the word "tab" is not the value
+    numbers = turn_context(repo, "Use 4 instead of 8 for TAB_WIDTH", list(files), {"edit_file"}, 4096)
+    assert "words.py:1: TAB_WIDTH = 8" in numbers
+
+
 def test_a_where_question_is_told_where_the_definition_it_names_is(tmp_path: Path) -> None:
     files = {"lib/utils.js": "'use strict';\n\nvar merge = function merge(a, b) {\n  return a;\n};\n\n"
                              "var compact = function compact(value) {\n  return value;\n};\n\n"

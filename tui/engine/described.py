@@ -122,21 +122,39 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
 _FROM_TO = re.compile(r"\bfrom\s+(['\"`]?)([\w.\-+]+)\1\s+to\s+(['\"`]?)[\w.\-+]+\3", re.I)
 
 
-def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
-    """For "raise the default X from 1000 to 2000": the source lines with the old value, those that also name
-    a word of the request first (``path:line: text``)."""
-    found = _FROM_TO.search(prompt)
+_INSTEAD = re.compile(r"\binstead\s+of\s+(?:an?\s+|the\s+)?(['\"`]?)([\w.\-+]+)\1", re.I)
+# A character named in words, as it is written in a string literal of the source.
+NAMED = {"tab": r"\\t", "tabs": r"\\t", "newline": r"\\n", "newlines": r"\\n", "space": " ", "comma": ",",
+         "semicolon": ";", "colon": ":", "pipe": r"\|", "dash": "-", "hyphen": "-", "underscore": "_", "dot": r"\.",
+         "period": r"\.", "slash": "/", "backslash": r"\\\\"}
+
+
+def _old_value(prompt: str) -> re.Pattern[str] | None:
+    """The value a change request replaces: "from A to B", "B instead of A" (A in words: "a tab")."""
+    found = _FROM_TO.search(prompt) or _INSTEAD.search(prompt)
     if not found:
-        return []
+        return None
     old = found.group(2)
-    value = re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
+    if not found.group(1) and old.lower() in NAMED:
+        return re.compile(rf"""(['"]){NAMED[old.lower()]}\1""")
+    return re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
+
+
+def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """For "raise the default X from 1000 to 2000" or "indent with two spaces instead of a tab": the source
+    lines with the old value, those that also name a word of the request first (``path:line: text``)."""
+    value = _old_value(prompt)
+    if value is None:
+        return []
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
     hits: list[tuple[int, str]] = []
     for path, text in _sources(repo, files):
         for number, line in enumerate(text.splitlines(), 1):
-            if len(line) <= 240 and value.search(line):  # a longer line is minified or data, not the setting
+            found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
+            if found:
                 named = sum(1 for w in wanted if w in line.lower())
-                hits.append((named, f"{path}:{number}: {line.strip()[:WIDTH]}"))
+                assigned = re.search(r"[=:]\s*$", line[:found.start()]) is not None  # a setting, not prose
+                hits.append((named + 2 * assigned, f"{path}:{number}: {line.strip()[:WIDTH]}"))
     if not hits:
         return []
     best = max(n for n, _ in hits)
