@@ -71,6 +71,23 @@ FAILED (failures=1, skipped=1)
     assert (failure.file, failure.line, failure.message) == ("tests/test_calc.py", 6, "AssertionError: -1 != 3")
 
 
+def test_a_unittest_failure_says_what_differs_not_the_diffs_marker_line(tmp_path: Path) -> None:
+    """assertEqual on two dicts ends its block with a "?   +   +" marker line: that alone told a model nothing."""
+    import subprocess
+    import sys
+
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_shape.py").write_text(
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_list(self):\n"
+        "        self.assertEqual({'server': {'name': 'a'}}, {'server': [{'name': 'a'}]})\n")
+    out = subprocess.run([sys.executable, "-m", "unittest", "discover", "-v", "-s", "tests"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    message = parse_unittest(out.stdout + out.stderr, tmp_path, tmp_path, "tests").failures[0].message
+    assert message.startswith("AssertionError: {'server': {'name': 'a'}} != {'server': [{'name': 'a'}]}")
+    assert "- {'server': {'name': 'a'}}" in message and "+ {'server': [{'name': 'a'}]}" in message
+
+
 def test_tox_and_nox_are_found_when_nothing_else_is(tmp_path: Path) -> None:
     tox = make_repo(tmp_path / "t", {"tox.ini": "[tox]\nenvlist = py311\n[testenv]\ncommands = python -m unittest\n"})
     assert [(s.kind, s.argv) for s in detect_suites(tox)] == [("tox", ["tox"])]

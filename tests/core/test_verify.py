@@ -530,3 +530,21 @@ async def test_what_the_grounding_found_is_said_again_when_a_question_drifts(
         assert "What devagent found for this question:" in text
         assert "calc/words.py: join_slug: Glue a list of words back into one dashed slug." in text
     assert done.text == "join_slug."
+
+
+async def test_a_change_elsewhere_in_the_called_functions_file_is_shown_with_where_it_is(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: the test calls parse(), the last commit broke a helper method parse() uses."""
+    import subprocess
+
+    good = CALC.replace("return a * b", "return a * b * _factor()") + "\n\ndef _factor():\n    return 1\n"
+    repo = fx.build(tmp_path / "repo", {**BUGGY, "calc/ops.py": good})
+    (repo / "calc/ops.py").write_text(good.replace("return 1", "return 2"))
+    subprocess.run(["git", "commit", "-qam", "tune the factor"], cwd=repo, check=True)
+    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+                       Reply("Found it."))
+    await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails since my last commit; why?",
+                     ScriptedApprover([Decision("approve")]))
+    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    assert ("calc/ops.py was changed by the last commit, in _factor (mul may depend on it). Those lines now read:\n"
+            "    return 2\nBefore that change they read:\n    return 1\n") in after_run

@@ -70,6 +70,7 @@ def hint(repo: Path, failures: list[dict[str, Any]], is_test: Any, where: Any, r
 
 RECENT_COMMITS = 5  # a change older than this many commits is history, not a suspect
 MAX_LINES = 12
+MAX_ELSEWHERE = 8  # changed lines elsewhere in the file, shown only when the change is this small
 
 
 def _hunks(diff: str, start: int, end: int) -> list[str]:
@@ -109,13 +110,21 @@ def recent_change(repo: Path, path: str, name: str, text: str) -> str:
                 when = "the last commit" if ago == 0 else f"a commit {ago} before the last"
     except (OSError, ValueError, subprocess.SubprocessError):
         return ""
-    if not lines:
-        return ""
-    revert = _revert(path, lines, f"{name} was changed by {when}")
+    lead = f"{name} was changed by {when}"
+    if not lines:  # not in the function the test calls, but in its file: what it calls may be what changed
+        lines = _hunks(diff, 1, 10 ** 9)
+        if not lines or len(lines) > MAX_ELSEWHERE:
+            return ""
+        first = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", diff, re.M)
+        inside = [s for s in walk(outline_of(path, text).symbols)
+                  if first and s.start <= int(first.group(1)) <= s.end]
+        lead = (f"{path} was changed by {when}" +
+                (f", in {inside[-1].name} ({name} may depend on it)" if inside else ""))
+    revert = _revert(path, lines, lead)
     if revert:
         return revert
     more = f"\n(and {len(lines) - MAX_LINES} more changed lines)" if len(lines) > MAX_LINES else ""
-    return (f"\n{name} was changed by {when} (- before, + now):\n" + "\n".join(lines[:MAX_LINES]) + more +
+    return (f"\n{lead} (- before, + now):\n" + "\n".join(lines[:MAX_LINES]) + more +
             "\nIf the bug is in those lines, fix them with edit_file.")
 
 

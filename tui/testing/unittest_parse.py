@@ -102,9 +102,7 @@ def parse_unittest(text: str, base: Path, repo: Path, start: str = ".") -> Parse
                   if not _relpath(m.group("file"), base, repo).startswith(("/", ".."))]
         line_no = inside[-1][1] if inside else None
         where = _relpath(inside[-1][0], base, repo) if inside else file
-        last = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.startswith(" ")]
-        message = last[-1] if last else head.group("kind")
-        out.failures.append(Failure(test_id, where, line_no, message, kind))
+        out.failures.append(Failure(test_id, where, line_no, _message(body) or head.group("kind"), kind))
         if kind == "error":
             out.errored += 1
         else:
@@ -112,6 +110,21 @@ def parse_unittest(text: str, base: Path, repo: Path, start: str = ".") -> Parse
     if not verbose:  # no per-test lines (tests printed over them): the summary line's counts
         _from_summary(out, text)
     return out
+
+
+EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b")
+
+
+def _message(body: str, extra: int = 6) -> str:
+    """The exception line and the few lines after it (assertEqual's diff); the last unindented line when no
+    line names an exception. A block's last line alone can be the diff's "?   +" marker."""
+    lines = body.splitlines()
+    starts = [i for i, ln in enumerate(lines) if EXCEPTION.match(ln)]
+    if starts:
+        shown = [ln.rstrip() for ln in lines[starts[-1]:starts[-1] + 1 + extra]]
+        return "\n".join(ln[:200] for ln in shown if ln.strip())
+    last = [ln.strip() for ln in lines if ln.strip() and not ln.startswith(" ")]
+    return last[-1] if last else ""
 
 
 def _from_summary(out: Parsed, text: str) -> None:
