@@ -548,3 +548,27 @@ async def test_a_change_elsewhere_in_the_called_functions_file_is_shown_with_whe
     after_run = ollama_server.requests[1]["messages"][-1]["content"]
     assert ("calc/ops.py was changed by the last commit, in _factor (mul may depend on it). Those lines now read:\n"
             "    return 2\nBefore that change they read:\n    return 1\n") in after_run
+
+
+async def test_a_problem_an_earlier_edit_made_stays_named_until_fixed_and_done_waits_for_it(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: peek() read self.cache (no such attribute); the next edit only repeated lines,
+    its result said nothing (the problem was not new to it) and the turn ended "Added peek"."""
+    lru = "class LRU:\n    def __init__(self):\n        self.data = {}\n\n    def get(self, key):\n        return self.data[key]\n"
+    repo = fx.build(tmp_path / "repo", {"lru.py": lru})
+    peek = "    def peek(self, key, default=None):\n        return self.cache.get(key, default)\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "lru.py", "symbol": "LRU.peek", "code": peek}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "lru.py", "old": "        self.data = {}",
+                                                               "new": "        self.data = {}  # key -> value"}}]),
+        Reply("Added peek to LRU."),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "lru.py", "old": "self.cache.get",
+                                                               "new": "self.data.get"}}]),
+        Reply("Added peek to LRU."))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add a peek(key, default=None) method to LRU.",
+                                  ScriptedApprover([Decision("approve")] * 3))
+    second = ollama_server.requests[2]["messages"][-1]["content"]
+    assert "problems this request's edits introduced" in second and "self.cache" in second  # still named
+    pushed = ollama_server.requests[3]["messages"][-1]["content"]
+    assert pushed.startswith("Not done yet: your change still has these problems:") and "self.cache" in pushed
+    assert "self.data.get(key, default)" in (repo / "lru.py").read_text() and done.text == "Added peek to LRU."

@@ -23,8 +23,8 @@ from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, 
 from tui.engine import checks, modelstep, preflight
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
 from tui.engine.coach import echoes
-from tui.engine.agent_words import is_question, keeps_tests, reports_on_tests
-from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short, with_counts as _with_counts
+from tui.engine.agent_words import is_question, keeps_tests
+from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
@@ -57,6 +57,8 @@ class _Turn:
     parts_reminded: bool = False
     scratch: list[dict[str, Any]] = field(default_factory=list)  # a malformed reply and the feedback on it
     unverified: str = ""  # the diff of changes no test run has exercised yet
+    problems: list[str] = field(default_factory=list)  # what the static check found after the latest change
+    problems_told: bool = False
     test_edits: int = 0  # edits of the tests refused because the developer said to keep them
     verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
 
@@ -118,6 +120,7 @@ class Agent:
         self.verifying = verify
         self._reads: set[str] = set()  # files read and definitions outlined in this turn
         self._suspects = ""
+        self.ctx.turn_start.clear()
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -205,6 +208,12 @@ class Agent:
                         f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
                         "itself now (the facts, numbers and names), or make one JSON tool call (to find it out, or for the "
                         "change)."))
+                    constrained = True
+                    continue
+                if turn.problems and not turn.problems_told:  # "added it" over a change that cannot work
+                    turn.problems_told = True
+                    self._ask_again("the change still has the problems the static check found", checks.problems_left(
+                        self, turn.problems))
                     constrained = True
                     continue
                 why = "" if turn.pushed_back else checks.unfinished(turn.failed_change, text, turn.changed)
@@ -297,32 +306,16 @@ class Agent:
                 turn.changed = True
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
                 turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
+                turn.problems = list(self.last_result.data.get("problems") or []) if self.last_result else []
                 if call is calls[-1] and self._checks_done(call):
                     done = await checks.done_check(self, turn)
                     if done and not await checks.verify(self, turn):
                         return done
                 continue
             result = self.last_result
-            if result and result.ok and call.name == "run_python" and call is calls[-1] and not turn.answer_checked \
-                    and is_question(self.prompt) and result.output.strip():
-                turn.answer_checked = True  # the code ran: a 1.5B model otherwise goes on to "fix" the function
-                done = await checks.done_check(self, turn, (
-                    f"Does that output answer the developer's question? The developer asked: {_short(self.prompt)} "
-                    'Reply with JSON: "done": true and an "answer" (the answer itself: the facts, values and names, '
-                    'from the output) when it does; "done": false when another step is needed.'))
-                if done:
-                    return done
-            if result and call.name == "run_tests" and call is calls[-1] and not turn.answer_checked \
-                    and reports_on_tests(self.prompt) and (result.data.get("test_run") or {}).get("status"):
-                turn.answer_checked = True  # "run the tests and tell me": the counts come from the run, not the model
-                run = result.data["test_run"]
-                done = await checks.done_check(self, turn, (
-                    f"Does that answer the developer? The developer asked: {_short(self.prompt)} Reply with JSON: "
-                    '"done": true and an "answer" that gives the numbers from the RESULT line (how many passed, '
-                    'how many failed) and names what failed; "done": false when another step is needed.'),
-                    finish=lambda answer: _with_counts(answer, run))
-                if done:
-                    return done
+            done = await checks.answer_from_result(self, turn, call, result) if call is calls[-1] else None
+            if done:
+                return done
             if result and result.ok and call.name == "run_tests":
                 turn.unverified = ""  # the model ran the tests after its change, and they passed
             if result and not result.ok and not result.summary.startswith("rejected"):

@@ -13,9 +13,9 @@ import time
 import uuid
 from typing import Any, Callable
 
-from tui.engine.agent_words import is_question, wants_test_change
+from tui.engine.agent_words import is_question, reports_on_tests, wants_test_change
 from tui.engine.coach import CLAIMS_CHANGE, REPORTS_CHANGE
-from tui.engine.turnmsg import short as _short
+from tui.engine.turnmsg import short as _short, with_counts
 from tui.engine.verify import is_test
 from tui.llm.base import ToolCall
 from tui.protocol.events import Notice, TurnDone
@@ -168,6 +168,34 @@ async def verify(agent, turn: Any) -> bool:
         "say which test fails and why.")})
     turn.seen.clear()
     return True
+
+
+async def answer_from_result(agent, turn: Any, call: ToolCall, result: Any) -> TurnDone | None:
+    """A question's code ran, or "run the tests and tell me" has its run: offer that result as the answer, once
+    (a 1.5B model otherwise goes on to "fix" the function it just ran). The turn's end, or None to go on."""
+    if result is None or turn.answer_checked:
+        return None
+    if result.ok and call.name == "run_python" and is_question(agent.prompt) and result.output.strip():
+        turn.answer_checked = True
+        return await done_check(agent, turn, (
+            f"Does that output answer the developer's question? The developer asked: {_short(agent.prompt)} "
+            'Reply with JSON: "done": true and an "answer" (the answer itself: the facts, values and names, '
+            'from the output) when it does; "done": false when another step is needed.'))
+    if call.name == "run_tests" and reports_on_tests(agent.prompt) and (result.data.get("test_run") or {}).get("status"):
+        turn.answer_checked = True  # the counts come from the run, not the model
+        run = result.data["test_run"]
+        return await done_check(agent, turn, (
+            f"Does that answer the developer? The developer asked: {_short(agent.prompt)} Reply with JSON: "
+            '"done": true and an "answer" that gives the numbers from the RESULT line (how many passed, '
+            'how many failed) and names what failed; "done": false when another step is needed.'),
+            finish=lambda answer: with_counts(answer, run))
+    return None
+
+
+def problems_left(agent, problems: list[str]) -> str:
+    return ("Not done yet: your change still has these problems:\n" + "\n".join(problems[:3]) +
+            f"\nThe developer asked: {_short(agent.prompt)} Fix them with one JSON tool call (edit_symbol replaces "
+            "a whole function or method with its corrected code), or say plainly what you could not do.")
 
 
 def unfinished(failed_change: str, answer: str, changed: bool) -> str:

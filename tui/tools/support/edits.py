@@ -190,7 +190,8 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
         return ToolResult(False, f"The developer rejected every hunk of the edit to {files}. Nothing changed.",
                           f"{files}: all hunks rejected")
     patch = select_hunks(diff, accepted)
-    before = {rel: repo_of(ctx).read_worktree(rel) for rel in proposal.files if rel.endswith(".py")}
+    before = {rel: ctx.turn_start.setdefault(rel, repo_of(ctx).read_worktree(rel))
+              for rel in proposal.files if rel.endswith(".py")}
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     try:
         await asyncio.to_thread(repo_of(ctx).apply, patch)
@@ -208,7 +209,7 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
     problems = [p for rel, old in before.items()
                 for p in new_problems(old, repo_of(ctx).read_worktree(rel), rel, ctx.repo)]
     if problems:
-        lines.append("A static check found problems this edit introduced; fix them with another edit:")
+        lines.append("A static check found problems this request's edits introduced; fix them with another edit:")
         lines.extend(problems[:10])
     summary = f"applied {len(accepted)}/{total} hunks to {files}" + (f"; {len(problems)} problem(s)" if problems else "")
     return ToolResult(True, "\n".join(lines), summary, diff=patch,
