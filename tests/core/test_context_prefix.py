@@ -121,3 +121,21 @@ def test_the_same_conversation_is_sent_byte_identical() -> None:
     once = fitter.fit(messages, LIMIT, RESERVE)[0]
     assert any(context.TRIMMED in m["content"] for m in once)  # the latest result itself, shortened
     assert fitter.fit(messages, LIMIT, RESERVE)[0] == once
+
+
+def test_a_cut_inside_the_turn_makes_room_for_the_next_steps() -> None:
+    """Twelve steps of ~300-token results: once the window is full, a cut takes out enough older steps that
+    the next step is sent as the previous request plus its own messages (the cached prefix), not cut again."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "s" * 4000}]
+    _turn(messages, "add a function", 1200)
+    fitter = context.Fitter()
+    fitter.fit(messages, LIMIT, RESERVE)
+    cut_steps = []
+    for step in range(12):
+        messages += [_call(step), _result(step, 1200)]
+        _, used, cuts = fitter.fit(messages, LIMIT, RESERVE)
+        assert used <= BUDGET
+        if cuts:
+            cut_steps.append(step)
+    assert cut_steps, "the turn outgrew the window"
+    assert all(b - a >= 2 for a, b in zip(cut_steps, cut_steps[1:])), f"cut at consecutive steps: {cut_steps}"

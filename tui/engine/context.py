@@ -6,7 +6,8 @@ and sends it again byte for byte. When the budget forces a cut, it removes whole
 one already sent: a request is then the previous one with messages taken out, and llama.cpp's cache
 reuse (the embedded backend turns it on) shifts the cached messages after the gap into place instead of
 reading them again. The order: first the current turn's older steps (a call with its results), oldest
-first, named in a note in the newest result; only when that is not enough, or when a new turn starts
+first, down to three quarters of the budget (so the next steps fit without another cut), named in a note
+in the newest result; only when that is not enough, or when a new turn starts
 with the window nearly full, the older turns (once, with room to spare, so the next steps need no cut:
 their steps, then whole turns); last, the latest results themselves (new text, shortened). The system
 prompt, the current request and its grounding are never cut.
@@ -23,6 +24,8 @@ TRIMMED = "[output trimmed to fit the model's context]"
 REMOVED = "To fit the model's context, devagent removed the output of these earlier steps"
 NOTE_ROOM = 60  # tokens kept free for the note naming removed steps
 HIGH, LOW = 0.8, 0.6  # a new turn above HIGH of the budget cuts the older turns down to LOW
+TURN_ROOM = 0.75  # a cut inside the turn goes down to this share of the budget: the next step or two then fit
+# without another cut, so the prefix they are sent with stays the one the server has cached
 
 
 def message_tokens(message: dict[str, Any]) -> int:
@@ -116,7 +119,8 @@ class Fitter:
                      default=len(messages))
         new_turn = last_user < len(messages) and fresh[last_user]
         if plan.used > budget:
-            self._note(plan, fresh, self._cut_turn(plan, ground + 1, latest, budget - NOTE_ROOM))
+            self._note(plan, fresh, self._cut_turn(plan, ground + 1, latest,
+                                                   min(budget - NOTE_ROOM, int(budget * TURN_ROOM))))
         if plan.used > budget or (new_turn and plan.used > budget * HIGH):
             self._cut_history(plan, last_user, int(budget * LOW))
         if plan.used > budget:
