@@ -572,3 +572,34 @@ async def test_a_problem_an_earlier_edit_made_stays_named_until_fixed_and_done_w
     pushed = ollama_server.requests[3]["messages"][-1]["content"]
     assert pushed.startswith("Not done yet: your change still has these problems:") and "self.cache" in pushed
     assert "self.data.get(key, default)" in (repo / "lru.py").read_text() and done.text == "Added peek to LRU."
+
+
+async def test_an_add_a_test_turn_that_added_no_test_is_shown_a_test_to_copy(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: asked to add a test to test/parse.js, the model appended a helper function named
+    after the option; the suite ran with as many tests as before and the turn ended "Added a test"."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    helper = "def shout_twice(s):\n    return shout(shout(s))\n"
+    test = "def test_shout_empty():\n    assert shout('') == ''\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "", "new": helper}}]),
+        Reply("Added a test for an empty string."),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "", "new": test}}]),
+        Reply("Added test_shout_empty."))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add a test to tests/test_text.py checking that shout "
+                                  "of an empty string is empty.", ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[2]["messages"][-1]["content"]
+    assert told.startswith("Not done yet: tests/test_text.py has 1 tests, as many as before your change")
+    assert "def test_shout():\n    assert shout('a') == 'A'" in told  # the file's own test, to copy its form
+    assert "def test_shout_empty" in (repo / "tests/test_text.py").read_text() and done.text == "Added test_shout_empty."
+
+
+def test_test_cases_are_counted_the_way_each_runner_defines_them() -> None:
+    from tui.engine.testexample import count_tests
+
+    tape = ("var test = require('tape');\ntest('parse', function (t) {\n  t.test('nested', function (st) {"
+            " st.end(); });\n  t.end();\n});\nfunction ignoreQueryPrefix(str) { return str; }\n")
+    assert count_tests("test/parse.js", tape) == 2
+    assert count_tests("test/x.spec.ts", "describe('a', () => {\n  it('b', () => {});\n  it.only(\"c\", f);\n});\n") == 2
+    py = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n\n\ndef test_b():\n    pass\n"
+    assert count_tests("tests/test_x.py", py) == 2 and count_tests("tests/test_x.py", "def (") is None

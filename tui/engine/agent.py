@@ -59,6 +59,7 @@ class _Turn:
     unverified: str = ""  # the diff of changes no test run has exercised yet
     problems: list[str] = field(default_factory=list)  # what the static check found after the latest change
     problems_told: bool = False
+    tests_told: bool = False  # an "add a test" turn was told its edits added no test
     test_edits: int = 0  # edits of the tests refused because the developer said to keep them
     verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
 
@@ -218,7 +219,7 @@ class Agent:
                     continue
                 why = "" if turn.pushed_back else checks.unfinished(turn.failed_change, text, turn.changed)
                 if not why:
-                    if await checks.untouched(self, turn):
+                    if await checks.untouched(self, turn) or checks.no_new_test(self, turn):
                         constrained = True
                         continue
                     if await checks.verify(self, turn):

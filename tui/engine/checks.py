@@ -51,6 +51,38 @@ async def untouched(agent, turn: Any) -> bool:
     return True
 
 
+def no_new_test(agent, turn: Any) -> bool:
+    """An "add a test" request whose edits gave no test file a new test case (a helper function, a resent
+    copy): say so once, with a test of the file to copy (True)."""
+    if turn.tests_told or not wants_test_change(agent.prompt):
+        return False
+    from tui.engine.testexample import count_tests, example
+
+    counts = []
+    for path in sorted(p for p in turn.touched if is_test(p)):
+        start = agent.ctx.turn_start.get(path)
+        now = _current(agent, path)
+        before = count_tests(path, start.decode("utf-8", "replace")) if start is not None else 0
+        after = count_tests(path, now) if now is not None else None
+        if before is None or after is None or after > before:
+            return False  # a new test, or a file that cannot be judged
+        counts.append((path, after))
+    if not counts:
+        return False
+    turn.tests_told = True
+    path, n = counts[0]
+    agent._ask_again(f"the request asks for a test, and {path} has no new one", (
+        f"Not done yet: {path} has {n} tests, as many as before your change, so no test was added. The developer "
+        f"asked: {_short(agent.prompt)} Add the test itself with one JSON tool call. {example(agent.ctx.repo, path)}"))
+    return True
+
+
+def _current(agent, path: str) -> str | None:
+    from tui.engine.verify import _read
+
+    return _read(agent.ctx.repo, path) or None  # inside the work tree, a regular file (never a FIFO's wait)
+
+
 async def done_check(agent, turn: Any, ask: str = "",
                       finish: Callable[[str], str] | None = None) -> TurnDone | None:
     """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:

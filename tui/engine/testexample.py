@@ -56,6 +56,24 @@ def _js(text: str) -> tuple[str, str] | None:
     return "at the end of the file, as a top-level call like this one", blocks[-1]
 
 
+_JS_CASE = re.compile(r"(?:^|[\s;(,{])(?:test|it|(?:t|st|tt)\.test)(?:\.\w+)?\(\s*['\"`]", re.M)
+
+
+def count_tests(path: str, text: str) -> int | None:
+    """How many test cases a test file defines (Python test functions and TestCase methods; tape, mocha and
+    jest calls with a name), None when it cannot tell."""
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return sum(1 for node in ast.walk(tree)
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"))
+    if path.endswith((".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx")):
+        return len(_JS_CASE.findall(text))
+    return None
+
+
 def example(repo: Path, path: str) -> str:
     """The hint text ('' when the file has no short test to show)."""
     full = repo / path

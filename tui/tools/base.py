@@ -27,8 +27,9 @@ class ToolContext:
     sandbox: Any = None  # core.sandbox.Sandbox (the one runner)
     session_id: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
-    # Each Python file as it was before the current turn's first edit of it: the static check after an edit
-    # names what the turn's edits introduced, so a problem an earlier edit made stays named until it is fixed.
+    # Each file as it was before the current turn's first edit of it: the static check after an edit names
+    # what the turn's edits introduced (a problem an earlier edit made stays named until it is fixed), and
+    # the end of an "add a test" turn counts the tests a file gained.
     turn_start: dict[str, bytes | None] = field(default_factory=dict)
     # An editor's view of a file inside the repo (its unsaved buffer), None to read the disk; see tui/acp.
     read_text: Callable[[Path], Awaitable[str | None]] | None = None

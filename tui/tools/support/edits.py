@@ -190,8 +190,9 @@ async def apply_edit(ctx: ToolContext, proposal: Proposal, decision: Decision) -
         return ToolResult(False, f"The developer rejected every hunk of the edit to {files}. Nothing changed.",
                           f"{files}: all hunks rejected")
     patch = select_hunks(diff, accepted)
-    before = {rel: ctx.turn_start.setdefault(rel, repo_of(ctx).read_worktree(rel))
-              for rel in proposal.files if rel.endswith(".py")}
+    for rel in proposal.files:
+        ctx.turn_start.setdefault(rel, repo_of(ctx).read_worktree(rel))
+    before = {rel: ctx.turn_start[rel] for rel in proposal.files if rel.endswith(".py")}
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     try:
         await asyncio.to_thread(repo_of(ctx).apply, patch)
