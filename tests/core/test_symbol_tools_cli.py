@@ -222,6 +222,21 @@ def test_an_existing_definition_sent_back_unchanged_is_told_to_take_a_new_name(
     assert not told["ok"] and "symbol 'StoreTest.test_get_<what it checks>'" in told["output"]
 
 
+def test_a_definition_sent_back_unchanged_that_is_no_test_is_told_to_go_on(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: the model resent LIFOCache.__repr__ as written and was told to name it
+    '__repr___<what it checks>'; it resent it twice more. A resend of code that is there needs no new name."""
+    repo = make_repo(tmp_path / "repo", {"store.py": STORE})
+    same = "def __init__(self):\n    self.data = {}\n"
+    ollama_server.push(text_call("outline", path="store.py", symbol="Store.__init__"),
+                       text_call("edit_symbol", path="store.py", symbol="Store.__init__", code=same),
+                       Reply("It is there."))
+    events = run(repo, ollama_server, "Make sure Store starts empty")
+    told = results(events, "edit_symbol")[0]["output"]
+    assert "already has exactly this code in store.py: there is nothing to change there" in told
+    assert "<what it checks>" not in told
+
+
 def test_an_edit_that_would_break_a_files_syntax_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """Seen on the tune half: edit_file put a whole if/elif chain on one line; it was applied, then reported."""
     repo = make_repo(tmp_path / "repo", {"store.py": STORE})

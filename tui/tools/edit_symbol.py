@@ -85,9 +85,13 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     if new == old and done.action == "replaced":  # a small model asked to add a test resends the existing one
         parent, _, name = done.qualname.rpartition(".")
         where = f"{parent}." if parent else ""
-        raise ToolError(f"{done.qualname} already has exactly this code, so nothing changed. To add a new "
-                        f"{'test' if name.startswith('test') else 'definition'}, give it a name of its own "
-                        f"(symbol '{where}{name}_<what it checks>') and write the new code in it.")
+        if name.startswith("test"):
+            raise ToolError(f"{done.qualname} already has exactly this code, so nothing changed. To add a new "
+                            f"test, give it a name of its own (symbol '{where}{name}_<what it checks>') and write "
+                            "the new code in it.")
+        raise ToolError(f"{done.qualname} already has exactly this code in {rel}: there is nothing to change "
+                        "there. Go on with the next part of the request (another file or definition it names), "
+                        "or answer in plain text if it is all done.")  # a resend, not a wish for "__repr___x"
     proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
     if done.note:
