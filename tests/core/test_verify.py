@@ -240,6 +240,19 @@ async def test_an_echo_of_devagents_instruction_is_not_an_answer(tmp_path: Path,
     assert done.text == "Two: add and mul."
 
 
+async def test_a_second_echo_is_never_the_answer(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen in the app on a fresh machine: asked what calc.py does, the model echoed the result's nudge, was
+    told so, made a call, and echoed it again: that echo ended the turn as its answer."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    echo = Reply("The developer asked: what does calc/ops.py do? If that is done or you can answer now, reply in "
+                 "plain text without JSON. Otherwise reply with one JSON tool call.")
+    ollama_server.push(echo, Reply('{"name": "outline", "arguments": {"path": "calc/ops.py"}}'), echo,
+                       Reply('{"answer": "It defines add and mul."}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what does calc/ops.py do?")
+    assert done.text == "It defines add and mul."
+    assert "repeated devagent's instruction again" in " ".join(n.message for n in of(events, "notice"))
+
+
 BUGGY = {**FILES, "calc/ops.py": CALC.replace("return a * b", "return a * b + 1"),
          "tests/test_ops.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
 

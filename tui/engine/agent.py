@@ -203,7 +203,11 @@ class Agent:
                     turn.scratch += [message, self.messages[-1]]
                     constrained = True
                     continue
-                if not turn.echoed and echoes(text, self.messages):  # it repeated devagent's instruction instead of answering
+                if echoes(text, self.messages):  # it repeated devagent's instruction instead of answering
+                    if turn.echoed:  # twice: an echo is never the answer; the constrained one-line answer is
+                        self.emit(Notice("the model repeated devagent's instruction again; asking for its answer",
+                                         "warning"))
+                        return await checks.final_answer(self, turn)
                     turn.echoed = True
                     self._ask_again("the model repeated devagent's instruction instead of answering", (
                         f"That repeats my instruction. The developer asked: {_short(self.prompt)} Give the answer "
