@@ -616,3 +616,12 @@ def test_test_cases_are_counted_the_way_each_runner_defines_them() -> None:
     assert count_tests("test/x.spec.ts", "describe('a', () => {\n  it('b', () => {});\n  it.only(\"c\", f);\n});\n") == 2
     py = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n\n\ndef test_b():\n    pass\n"
     assert count_tests("tests/test_x.py", py) == 2 and count_tests("tests/test_x.py", "def (") is None
+
+
+async def test_a_forced_answer_that_is_no_answer_still_tells_the_developer_something(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    outline = Reply(tool_calls=[{"name": "outline", "arguments": {"path": "calc/ops.py"}}])
+    ollama_server.push(outline, outline, outline, Reply('{"name": "outline", "arguments": {"path": "calc/ops.py"}}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "what does calc/ops.py do?")
+    assert done.reason == "limit" and done.text == "(devagent: the model gave no answer. No file was changed by this request.)"

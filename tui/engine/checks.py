@@ -258,6 +258,12 @@ async def final_answer(agent, turn: Any) -> TurnDone:
         found = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', text)
         answer = found.group(1).replace('\\"', '"').replace("\\n", "\n").strip() if found else text.strip()
     agent._append({"role": "assistant", "content": answer})
+    if not answer:  # the reply was a call, an empty string or nothing: the developer still gets a sentence
+        files = ", ".join(sorted(turn.touched))
+        answer = ("(devagent: the model gave no answer. " +
+                  (f"This request changed {files}.)" if files else
+                   "No file was changed by this request.)"))
+        return agent._answered(answer, "limit")
     return agent._answered(honest(answer, turn), "limit")
 
 
