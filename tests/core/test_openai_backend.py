@@ -24,7 +24,7 @@ class Script:
 
     chunks: list[str] = field(default_factory=list)
     tool_deltas: list[dict[str, Any]] = field(default_factory=list)
-    fault: str | None = None  # http500 | http400ctx | reset | stall
+    fault: str | None = None  # http500 | http400ctx | http400ctx_counts | reset | stall
     fault_after: int = 0
     delay: float = 0.0
 
@@ -76,6 +76,10 @@ class OpenAIServer:
             return
         if script.fault == "http400ctx":
             h._json(400, {"error": {"message": "the request exceeds the available context size"}})  # type: ignore[attr-defined]
+            return
+        if script.fault == "http400ctx_counts":  # llama.cpp's own wording, with its counts
+            h._json(400, {"error": {"message": "request (4250 tokens) exceeds the available context size (4096 "  # type: ignore[attr-defined]
+                                               "tokens), try increasing it", "type": "exceed_context_size_error"}})
             return
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")

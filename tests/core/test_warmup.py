@@ -112,3 +112,26 @@ async def test_a_failed_warm_up_is_harmless(repo: Path) -> None:
         await session.close()
     finally:
         server.stop()
+
+
+async def test_a_request_the_server_finds_too_long_is_fitted_again_not_the_end_of_the_turn(repo: Path) -> None:
+    """Seen on the tune half: code and JSON-escaped text ran to fewer characters a token than the estimate,
+    llama.cpp refused a 4,250-token request into 4,096 and the turn ended with that error."""
+    from tui.protocol.errors import ContextOverflow
+
+    server = OpenAIServer()
+    try:
+        server.replies = [Script(fault="http400ctx_counts"), Script(["It adds two numbers."])]
+        session, events = await _open(repo, backend="openai", host=server.url)
+        try:
+            done = await session.run_turn("what does app.py do?")
+        finally:
+            await session.close()
+    finally:
+        server.stop()
+    assert done.reason == "complete" and done.text == "It adds two numbers."
+    notes = [e.message for e in events if e.type == "notice"]
+    assert any("the request was longer than estimated (4250 tokens" in n for n in notes)
+    assert not [e for e in events if e.type == "error"], "recovered: no error shown"
+    err = ContextOverflow("x", sent=4250, size=4096)
+    assert (err.sent, err.size, err.retryable) == (4250, 4096, False)

@@ -86,6 +86,7 @@ class Agent:
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
         self.limit = context.window(info.context_length, config.model.context, config.model.max_context)
         self.fitter = context.Fitter()  # repeats what earlier requests sent, so the server's cache serves it
+        self.token_scale = 1.0  # real tokens per estimated token (modelstep raises it when the server overflows)
         self._failing: list[str] = []  # tests that failed when the turn started (preflight.run_failing)
         self._hints = ""  # what the grounding found for this request (preflight.ground), said again when it drifts
         self._suspects = ""  # the turn's latest pointer from a failing test to the code it calls (checks.suspects)

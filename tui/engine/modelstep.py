@@ -16,12 +16,13 @@ from tui.engine.agent_words import is_question
 from tui.engine.coach import RepeatWatch
 from tui.engine.turnmsg import short as _short
 from tui.llm.base import ToolCall
-from tui.protocol.errors import ModelError
+from tui.protocol.errors import ContextOverflow, ModelError
 from tui.protocol.events import ContextUsage, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta
 from tui.tools.base import ToolSpec
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
 EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_python may answer a question by running code
+REFITS = 2  # a request the server finds too long is fitted again this many times, each with a smaller estimate
 
 
 def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
@@ -68,17 +69,40 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
                    deadline: float | None = None) -> tuple[str, list[ToolCall]]:
     """One model reply for ``agent`` (the loop: its messages, tools, backend, config, emit), streamed. ``cut``: stop reading as soon as the reply's start matches it;
     ``deadline`` (monotonic): stop reading then (one reply can otherwise take minutes on a CPU)."""
-    cfg = agent.config.model
     emit = agent.emit
     schemas = [t.schema() for t in agent.tools.values()] if offer_tools and agent.native_tools else None
     reserve = min(1024, agent.limit // 4)
-    messages, used, trimmed = agent.fitter.fit(agent.messages, agent.limit, reserve, schemas)
-    emit(ContextUsage(used=used, limit=agent.limit, trimmed=trimmed, parts=instructions.usage(messages)))
-    if trimmed:
-        emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
     if constrained and fmt is None:  # a question's forced call may read, run or answer, never edit
         fmt = constrained_schema({k: v for k, v in agent.tools.items()
                                   if not (k in EDIT_TOOLS and is_question(agent.prompt))})
+    for refit in range(REFITS + 1):
+        scale = agent.token_scale  # real tokens per estimated token, learnt from the server's overflow errors
+        messages, used, trimmed = agent.fitter.fit(agent.messages, int(agent.limit / scale), int(reserve / scale),
+                                                   schemas)
+        emit(ContextUsage(used=int(used * scale), limit=agent.limit, trimmed=trimmed,
+                          parts=instructions.usage(messages)))
+        if trimmed:
+            emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
+        try:
+            return await _reply(agent, messages, schemas, fmt, constrained, cut, deadline)
+        except ContextOverflow as err:
+            if refit == REFITS:
+                emit(ErrorEvent(err.message, err.hint, False, source="model"))
+                raise
+            # Code and JSON-escaped text run to fewer characters a token than the estimate assumes.
+            seen = (err.sent / max(1, used * scale)) if err.sent else 1.0
+            agent.token_scale = scale * max(1.15, seen * 1.05)
+            emit(Notice(f"the request was longer than estimated ({err.sent or '?'} tokens for a {agent.limit}-token "
+                        "context); fitting it again", "warning"))
+    raise AssertionError("unreachable")
+
+
+async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[str, Any]] | None,
+                 fmt: dict[str, Any] | None, constrained: bool, cut: re.Pattern[str] | None,
+                 deadline: float | None) -> tuple[str, list[ToolCall]]:
+    """The streamed reply to ``messages``, retried with backoff on the failures worth retrying."""
+    cfg = agent.config.model
+    emit = agent.emit
     agent.looped = False
     host = getattr(agent.backend, "host", "")
     for attempt in range(cfg.retries + 1):
@@ -106,6 +130,8 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
                     await _close(stream)
                     emit(Notice("the model's reply ran past the time for this request; it was cut there", "warning"))
                     break
+        except ContextOverflow:
+            raise  # complete() fits the request again
         except ModelError as err:
             partial = "".join(parts)
             emit(ErrorEvent(err.message, err.hint, err.retryable, source="model"))

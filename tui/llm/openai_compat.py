@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 from typing import Any, AsyncIterator
 
 import httpx
 
-from tui.protocol.errors import ModelError, ServerUnreachable, UnknownModel
+from tui.protocol.errors import ContextOverflow, ModelError, ServerUnreachable, UnknownModel
 from tui.llm.base import ChatChunk, Deadlines, ModelInfo, ToolCall
 
 START_HINT = (
@@ -54,9 +55,11 @@ def _status_error(status: int, text: str, host: str) -> ModelError:
     if status == 404:
         return UnknownModel(f"{host} answered 404{detail}.", "Check the model name with `devagent models`.")
     if status == 400 and "context" in text.lower():
-        return ModelError(
+        counts = re.search(r"\((\d+) tokens\).*?\((\d+) tokens\)", text)  # llama.cpp: request (N) ... size (M)
+        return ContextOverflow(
             f"The request does not fit in the model's context{detail}.",
             "Start a new session, or raise model.context if the model allows it.",
+            *((int(counts.group(1)), int(counts.group(2))) if counts else ()),
         )
     retry = status >= 500 or status == 429
     return ModelError(f"The model server at {host} answered HTTP {status}{detail}.", retryable=retry)

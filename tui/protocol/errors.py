@@ -54,6 +54,15 @@ class ModelError(DevagentError):
         self.retryable = retryable
 
 
+class ContextOverflow(ModelError):
+    """The server counted more prompt tokens than its context holds (devagent's estimate was low).
+    ``sent``/``size``: the server's own counts, when its message gave them."""
+
+    def __init__(self, message: str, hint: str = "", sent: int | None = None, size: int | None = None) -> None:
+        super().__init__(message, hint, retryable=False)
+        self.sent, self.size = sent, size
+
+
 class ServerUnreachable(ModelError):
     exit_code = 5
 
