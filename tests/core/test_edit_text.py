@@ -30,6 +30,17 @@ def test_ambiguous_and_missing_text_are_refused_with_a_reason() -> None:
         replace_once(SRC, "", "\n", "m.py")
 
 
+def test_a_backslash_t_that_json_turned_into_a_tab_is_matched_as_the_source_writes_it() -> None:
+    """Seen on the tune half: old="indent='\\t'," (as JSON) arrived with a real tab; the file has backslash-t.
+    The closest-text reply showed the same characters back, and the model could not see the difference."""
+    src = "def emit(doc, indent='\\t', newl='\\n'):\n\treturn doc\n"
+    out = replace_once(src, "indent='\t',", "indent='  ',", "emit.py")
+    assert out == "def emit(doc, indent='  ', newl='\\n'):\n\treturn doc\n"
+    assert replace_once(src, "\treturn doc", "\treturn doc.strip()", "emit.py").endswith("\treturn doc.strip()\n")
+    with pytest.raises(ToolError, match="not found"):  # neither form is there
+        replace_once(src, "sep='\t'", "sep=','", "emit.py")
+
+
 def test_empty_old_appends_with_the_spacing_the_language_expects() -> None:
     out = replace_once(SRC, "", "def square(x):\n    return x * x", "m.py")
     assert out == SRC + "\n\ndef square(x):\n    return x * x\n"

@@ -84,9 +84,20 @@ def append(text: str, new: str, rel: str) -> str:
     return text.rstrip("\n") + ("\n\n\n" if top_level else "\n\n") + body + "\n"
 
 
+def _unescaped(text: str, old: str, new: str) -> tuple[str, str]:
+    """``old`` and ``new`` as the model meant them when JSON turned the ``\\t`` it wrote for the source's
+    two characters backslash-t into a tab: ``indent='\\t'`` sent as ``"indent='\\t'"`` arrives with a real
+    tab, which the file does not have. Only when the text as sent is absent and the escaped form is there."""
+    if "\t" not in old or old in text:
+        return old, new
+    escaped = old.replace("\t", "\\t")
+    return (escaped, new.replace("\t", "\\t")) if escaped in text else (old, new)
+
+
 def replace_once(text: str, old: str, new: str, rel: str) -> str:
     if not old.strip():
         return append(text, new, rel)
+    old, new = _unescaped(text, old, new)
     spans = [(start, start + len(old)) for start in occurrences(text, old)]
     if not spans:
         new = new.strip("\n")
