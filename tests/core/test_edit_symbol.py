@@ -284,3 +284,17 @@ def test_a_long_function_is_not_replaced_by_a_stranger(tmp_path: "Path") -> None
     changed = body.replace("value + 3\n", "value - 3\n")
     tweak = f"def parse(value):\n{changed}    return value * 2\n"
     assert asyncio.run(propose(ctx, {"path": "m.py", "symbol": "parse", "code": tweak})).diff
+
+
+def test_a_method_whose_newlines_came_out_as_spaces_is_added_with_its_lines() -> None:
+    """Seen on the tune half: the 1.5B model wrote peek() as one line, each newline replaced by the next
+    line's indentation; it was refused as unparsable three times."""
+    src = "class LRU:\n    def __init__(self):\n        self.data = {}\n"
+    one_line = ("    def peek(self, key, default=None):        if key in self.data:            "
+                "return self.data[key]        else:            return default")
+    out = splice_python(src, "LRU.peek", one_line, "lru.py").text
+    ast.parse(out)
+    assert "    def peek(self, key, default=None):\n        if key in self.data:\n            return self.data[key]\n" \
+           "        else:\n            return default\n" in out
+    with pytest.raises(ToolError, match="does not parse"):  # code that is broken either way stays refused
+        splice_python(src, "LRU.peek", "def peek(self):        return (", "lru.py")
