@@ -625,3 +625,20 @@ async def test_a_forced_answer_that_is_no_answer_still_tells_the_developer_somet
     ollama_server.push(outline, outline, outline, Reply('{"name": "outline", "arguments": {"path": "calc/ops.py"}}'))
     _, done, _ = await run_prompt(repo, ollama_server.url, "what does calc/ops.py do?")
     assert done.reason == "limit" and done.text == "(devagent: the model gave no answer. No file was changed by this request.)"
+
+
+async def test_an_add_a_test_turn_is_checked_for_a_new_test_before_the_done_question(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """The same, with calls written as text (the embedded model's way): the done question came first and
+    its "done": true ended the turn before the missing test was noticed."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    helper = json.dumps({"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "",
+                                                            "new": "def shout_twice(s):\n    return shout(shout(s))\n"}})
+    test = json.dumps({"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "",
+                                                          "new": "def test_shout_empty():\n    assert shout('') == ''\n"}})
+    ollama_server.push(Reply(helper), Reply(test), Reply('{"done": true, "answer": "Added test_shout_empty."}'))
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add a test to tests/test_text.py checking that shout "
+                                  "of an empty string is empty.", ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert told.startswith("Not done yet: tests/test_text.py has 1 tests, as many as before your change")
+    assert "def test_shout_empty" in (repo / "tests/test_text.py").read_text() and done.text == "Added test_shout_empty."

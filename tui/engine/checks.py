@@ -88,7 +88,7 @@ async def done_check(agent, turn: Any, ask: str = "",
     """After a change (or a question's code run: ``ask``), ask (constrained) whether the request is complete:
     small models otherwise keep going and undo their own work. Done: the turn ends with the model's summary.
     Not done: the loop goes on."""
-    if not ask and await untouched(agent, turn):
+    if not ask and (await untouched(agent, turn) or no_new_test(agent, turn)):
         return None
     question = {"role": "user", "_tool": True, "content": ask or (
         f"Is the developer's request complete now? The developer asked: {_short(agent.prompt)} Reply with JSON: "
