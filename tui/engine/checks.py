@@ -57,11 +57,12 @@ def no_new_test(agent, turn: Any) -> bool:
     if turn.tests_told or not wants_test_change(agent.prompt):
         return False
     from tui.engine.testexample import count_tests, example
+    from tui.engine.verify import _read
 
     counts = []
     for path in sorted(p for p in turn.touched if is_test(p)):
         start = agent.ctx.turn_start.get(path)
-        now = _current(agent, path)
+        now = _read(agent.ctx.repo, path) or None  # inside the work tree, a regular file (never a FIFO's wait)
         before = count_tests(path, start.decode("utf-8", "replace")) if start is not None else 0
         after = count_tests(path, now) if now is not None else None
         if before is None or after is None or after > before:
@@ -75,12 +76,6 @@ def no_new_test(agent, turn: Any) -> bool:
         f"Not done yet: {path} has {n} tests, as many as before your change, so no test was added. The developer "
         f"asked: {_short(agent.prompt)} Add the test itself with one JSON tool call. {example(agent.ctx.repo, path)}"))
     return True
-
-
-def _current(agent, path: str) -> str | None:
-    from tui.engine.verify import _read
-
-    return _read(agent.ctx.repo, path) or None  # inside the work tree, a regular file (never a FIFO's wait)
 
 
 async def done_check(agent, turn: Any, ask: str = "",

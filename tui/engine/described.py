@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import stat
 from pathlib import Path
 from typing import Iterator
 
@@ -37,11 +38,15 @@ def _sources(repo: Path, files: list[str], docs: bool = False) -> Iterator[tuple
             if GENERATED.search(path) or full.is_symlink():
                 continue
             info = full.stat()
-            if not full.is_file() or info.st_size > MAX_BYTES:
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
                 continue
-            yield path, _text(str(full), info.st_mtime_ns, info.st_size)
+            yield path, (_text(str(full), info.st_mtime_ns, info.st_size) if info.st_size <= CACHED_BYTES else
+                         full.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
+
+
+CACHED_BYTES = 64_000  # files up to this size stay cached (512 of them at most: ~32 MB in a long session)
 
 
 @functools.lru_cache(maxsize=512)

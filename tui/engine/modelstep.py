@@ -67,8 +67,9 @@ def calls_from(tools: dict[str, ToolSpec], text: str, native: list[ToolCall], co
 async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,
                    cut: re.Pattern[str] | None = None,
                    deadline: float | None = None) -> tuple[str, list[ToolCall]]:
-    """One model reply for ``agent`` (the loop: its messages, tools, backend, config, emit), streamed. ``cut``: stop reading as soon as the reply's start matches it;
-    ``deadline`` (monotonic): stop reading then (one reply can otherwise take minutes on a CPU)."""
+    """One model reply for ``agent`` (the loop: its messages, tools, backend, config, emit), streamed.
+    ``cut``: stop reading as soon as the reply's start matches it; ``deadline`` (monotonic): stop reading then
+    (one reply can otherwise take minutes on a CPU)."""
     emit = agent.emit
     schemas = [t.schema() for t in agent.tools.values()] if offer_tools and agent.native_tools else None
     reserve = min(1024, agent.limit // 4)

@@ -236,6 +236,7 @@ class Session:
             result = ToolResult(False, f"no tool named {name!r}", f"unknown tool {name}")
         else:
             self.ctx.extras.setdefault("backend", self.backend if self.info else None)
+            self.ctx.turn_start.clear()  # the developer's own run is checked against the tree as it is now
             result = await self._tool_agent().run_tool(spec, ToolCall(name, arguments, call_id, source), call_id)
         self.emit(ToolCallFinished(call_id, name, result.ok, result.summary, result.output, result.diff))
         return result
