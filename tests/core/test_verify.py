@@ -303,20 +303,29 @@ async def test_a_failing_test_points_to_the_code_it_calls_and_tests_stay_when_as
     assert "return a * b\n" in (repo / "calc/ops.py").read_text() and done.text == "Fixed mul."
 
 
-async def test_a_function_broken_by_the_last_commit_is_shown_with_the_lines_it_changed(
-        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+async def _why_it_fails_since_the_last_commit(tmp_path: Path, server: ScriptedOllama, good_ops: str, bad_ops: str,
+                                              uncommitted: dict[str, str] | None = None) -> str:
+    """calc/ops.py committed as ``good_ops``, then as ``bad_ops`` by the last commit; the model runs the failing
+    tests when asked why they fail: what devagent said after that run."""
     import subprocess
 
-    good = {**BUGGY, "calc/ops.py": CALC}
-    repo = fx.build(tmp_path / "repo", good)
-    (repo / "calc/ops.py").write_text(BUGGY["calc/ops.py"])
-    subprocess.run(["git", "commit", "-qam", "tidy"], cwd=repo, check=True)
-    (repo / "calc/text.py").write_text("def shout(s):\n    return s.upper() + '!'\n")  # uncommitted, elsewhere
-    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
-                       Reply("Found it."))
-    await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails since my last commit; why?",
+    repo = fx.build(tmp_path / "repo", {**BUGGY, "calc/ops.py": good_ops})
+    (repo / "calc/ops.py").write_text(bad_ops)
+    subprocess.run(["git", "commit", "-qam", "the last commit"], cwd=repo, check=True)
+    for path, text in (uncommitted or {}).items():
+        (repo / path).write_text(text)
+    server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
+                Reply("Found it."))
+    await run_prompt(repo, server.url, "tests/test_ops.py fails since my last commit; why?",
                      ScriptedApprover([Decision("approve")]))
-    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    return server.requests[1]["messages"][-1]["content"]
+
+
+async def test_a_function_broken_by_the_last_commit_is_shown_with_the_lines_it_changed(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    after_run = await _why_it_fails_since_the_last_commit(
+        tmp_path, ollama_server, CALC, BUGGY["calc/ops.py"],
+        {"calc/text.py": "def shout(s):\n    return s.upper() + '!'\n"})  # uncommitted, elsewhere
     assert ("mul was changed by the last commit. Those lines now read:\n    return a * b + 1\n"
             "Before that change they read:\n    return a * b\n") in after_run
     revert = after_run.split("put the old lines back:\n", 1)[1].splitlines()[0]  # the call that undoes it, as JSON
@@ -548,17 +557,9 @@ async def test_what_the_grounding_found_is_said_again_when_a_question_drifts(
 async def test_a_change_elsewhere_in_the_called_functions_file_is_shown_with_where_it_is(
         tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """Seen on the tune half: the test calls parse(), the last commit broke a helper method parse() uses."""
-    import subprocess
-
     good = CALC.replace("return a * b", "return a * b * _factor()") + "\n\ndef _factor():\n    return 1\n"
-    repo = fx.build(tmp_path / "repo", {**BUGGY, "calc/ops.py": good})
-    (repo / "calc/ops.py").write_text(good.replace("return 1", "return 2"))
-    subprocess.run(["git", "commit", "-qam", "tune the factor"], cwd=repo, check=True)
-    ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "tests/test_ops.py"}}]),
-                       Reply("Found it."))
-    await run_prompt(repo, ollama_server.url, "tests/test_ops.py fails since my last commit; why?",
-                     ScriptedApprover([Decision("approve")]))
-    after_run = ollama_server.requests[1]["messages"][-1]["content"]
+    after_run = await _why_it_fails_since_the_last_commit(tmp_path, ollama_server, good,
+                                                          good.replace("return 1", "return 2"))
     assert ("calc/ops.py was changed by the last commit, in _factor (mul may depend on it). Those lines now read:\n"
             "    return 2\nBefore that change they read:\n    return 1\n") in after_run
 
