@@ -186,10 +186,11 @@ async def test_worktree_diff_shown_when_nothing_proposed(repo: Path) -> None:
     (repo / "app.py").write_text("def add(a, b):\n    return a + b + 0\n")
     app = build_app(repo)
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: "a + b + 0" in app.main.diff.worktree_diff, what="git diff")
         from tui.app.widgets.status_bar import StatusBar
 
         bar = app.query_one(StatusBar)
+        # the refresh reaches the diff panel first and the status bar as it bubbles on: wait for both
+        await wait_for(pilot, lambda: "a + b + 0" in app.main.diff.worktree_diff and bar.branch, what="git diff")
         assert bar.branch == "main" and bar.dirty == 1
         view = app.query_one("#diff")
         assert getattr(view, "hunk_count", 1) == 1
