@@ -96,9 +96,10 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         out.append(described.where_hint(repo, prompt, files))
         out.append(described.example_hint(repo, prompt, files))
     elif repo is not None:
-        from tui.engine import described
+        from tui.engine import described, newdefs
 
         out.append(described.value_hint(repo, prompt, files))
+        out.append(newdefs.hint(repo, prompt, files))
     if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
             {"run_python", "run_command"} <= tools:
         hint = run_it(repo, prompt, files)
