@@ -95,6 +95,10 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
         out.append(described.hint(repo, prompt, files))
         out.append(described.where_hint(repo, prompt, files))
         out.append(described.example_hint(repo, prompt, files))
+        if "run_python" in tools:
+            from tui.engine import counting
+
+            out.append(counting.hint(repo, prompt, files))
     elif repo is not None:
         from tui.engine import described, newdefs
 

@@ -13,6 +13,7 @@ import uuid
 
 from tui.engine.agent_words import is_question
 from tui.engine.coach import COUNTS
+from tui.engine.counting import outline_counts
 from tui.engine.turnmsg import assistant as _assistant
 from tui.llm.base import ToolCall
 from tui.tools.support.common import CHARS_PER_TOKEN
@@ -74,8 +75,9 @@ async def read_mentioned(agent, prompt: str) -> None:
             continue
         cost = min(size // CHARS_PER_TOKEN, per_file) + 40
         name = "read_file"
-        if size // CHARS_PER_TOKEN > per_file and "outline" in agent.tools and path.endswith(OUTLINED):
-            name, cost = "outline", 400  # too big to read whole: its outline answers "how many / where"
+        if (size // CHARS_PER_TOKEN > per_file or outline_counts(path, prompt)) and "outline" in agent.tools and \
+                path.endswith(OUTLINED):
+            name, cost = "outline", 400  # too big to read whole, or a count: its outline counts exactly
         if cost > budget:
             continue
         budget -= cost

@@ -1,0 +1,65 @@
+""""How many ...?": definitions are counted by the outline, data and text by code that runs and is right."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.core import fixtures_repos as fx
+from tests.core.agent_helpers import run_prompt
+from tests.ollama_server import Reply, ScriptedOllama
+from tui.engine.grounding import turn_context
+
+FILES = {
+    "tests/test_shapes.py": "".join(f"def test_shape_{i}():\n    assert {i} == {i}\n\n\n" for i in range(7)),
+    "data/sizes.csv": "name,size\na,1\nb,\nc,3\n d ,\ne,5\n",
+    "data/feeds.json": '[{"name": "x", "url": "u"}, {"name": "y", "url": ""}, {"name": "z"}, {"name": "w", "url": "v"}]\n',
+    "NOTES.md": "todo: one\nmore\ntodo: two\ntodo: three\n",
+}
+
+
+def _code(text: str) -> str:
+    """The code block the hint gives: the lines after its introduction, up to the end of the hint."""
+    body = text.split("keep only what the question asks:\n", 1)[1]
+    return body.split("\n\n", 1)[0]
+
+
+def _run(repo: Path, code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_the_counting_code_for_a_csv_a_json_file_and_a_text_runs_and_is_right(tmp_path: Path) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    tools = {"run_python", "read_file", "outline"}
+    csv = turn_context(repo, "How many rows in data/sizes.csv have an empty size?", list(FILES), tools, 4096)
+    assert _run(repo, _code(csv)) == ["5", "2", "4"]  # rows, rows with size empty, distinct sizes
+    feeds = turn_context(repo, "How many feeds in data/feeds.json have no url?", list(FILES), tools, 4096)
+    assert _run(repo, _code(feeds)) == ["4", "2"]  # entries; missing or empty url
+    notes = turn_context(repo, "How many times does 'todo:' occur in NOTES.md?", list(FILES), tools, 4096)
+    assert _run(repo, _code(notes)) == ["3", "4"]
+
+
+def test_requests_and_other_questions_get_no_counting_code(tmp_path: Path) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    tools = {"run_python", "read_file", "outline"}
+    for prompt in ("Drop the rows of data/sizes.csv with an empty size.", "What is in data/sizes.csv?",
+                   "How many tests are in tests/test_shapes.py?"):  # the last: the outline counts it
+        assert "Count it exactly" not in turn_context(repo, prompt, list(FILES), tools, 4096)
+    assert "Count it exactly" not in turn_context(repo, "How many rows does data/sizes.csv have?", list(FILES),
+                                                  {"read_file"}, 4096)  # no run_python: nothing to count with
+
+
+async def test_a_count_of_tests_in_a_small_file_is_answered_from_its_outline(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(Reply("7"))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "How many tests are in tests/test_shapes.py?")
+    first = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
+    assert "7 functions (7 tests)" in first  # counted by the outline, though the whole file would have fitted
+    assert "assert 6 == 6" not in first  # not the file to count by eye
+    ollama_server.push(Reply("It has seven test functions."))
+    await run_prompt(repo, ollama_server.url, "What do the tests in tests/test_shapes.py check?")
+    assert "assert 6 == 6" in "\n".join(m.get("content") or "" for m in ollama_server.requests[1]["messages"])

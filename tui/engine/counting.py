@@ -1,0 +1,134 @@
+""""How many ...?": count with something exact, never by eye.
+
+A 1.5B model shown a 150-line test file and asked how many tests it has counts the ``def`` lines it
+sees and is off by a few; shown 40 rows of a CSV it is off by more. The outline tool counts definitions
+exactly ("9 functions (9 tests)"), and a few lines of ``run_python`` count rows, entries, lines and
+occurrences exactly. So a count question about definitions in a named source file gets that file's
+outline up front (even when the whole file would fit), and one about what a data or text file holds
+gets the code that counts it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tui.engine.agent_words import is_question
+from tui.engine.coach import COUNTS
+
+DEFINITIONS = re.compile(r"\b(?:functions?|methods?|class(?:es)?|tests?|test\s+(?:cases?|functions?|methods?)|"
+                         r"constants?|definitions?|defs?|fields?|propert(?:y|ies)|attributes?|subclass(?:es)?)\b",
+                         re.I)
+OCCURS = re.compile(r"\b(?:times|occurrences?|occur\w*|appear\w*|mentions?|instances)\b", re.I)
+LINES = re.compile(r"\blines?\b", re.I)
+DATA = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
+TEXT = (".txt", ".md", ".rst", ".log", ".cfg", ".ini", ".toml", ".yaml", ".yml")
+_QUOTED = re.compile(r"`([^`]+)`|'([^']+)'|\"([^\"]+)\"")
+MAX_BYTES = 2_000_000
+
+
+def wants_definition_count(prompt: str) -> bool:
+    return is_question(prompt) and bool(COUNTS.search(prompt)) and bool(DEFINITIONS.search(prompt)) \
+        and not OCCURS.search(prompt)
+
+
+def outline_counts(path: str, prompt: str) -> bool:
+    """Whether a named file is better outlined than read for this question (its counts are exact)."""
+    from tui.symbols import language_of
+    from tui.symbols.model import is_test_file
+
+    if not wants_definition_count(prompt) or language_of(path) not in ("python", "js"):
+        return False
+    # A JS test file's tests are calls (tape's test(...), mocha's it(...)): the outline does not count them.
+    return not (language_of(path) == "js" and is_test_file(path) and re.search(r"\btests?\b", prompt, re.I))
+
+
+def hint(repo: Path, prompt: str, files: list[str]) -> str:
+    """The run_python code that counts what a question asks about a named data or text file ('' otherwise)."""
+    if not is_question(prompt) or not COUNTS.search(prompt):
+        return ""
+    from tui.engine.mentions import mentioned
+
+    for path in mentioned(prompt, files, 5):
+        lower = path.lower()
+        if lower.endswith(DATA):
+            return _intro(path) + _data_code(repo, path, prompt)
+        if lower.endswith(TEXT) or (OCCURS.search(prompt) or LINES.search(prompt)) and not \
+                wants_definition_count(prompt):
+            return _intro(path) + _text_code(path, prompt)
+    return ""
+
+
+def _intro(path: str) -> str:
+    return (f"Count it exactly: one run_python call that reads {path} and prints the count (do not count by eye). "
+            "Start from this code and keep only what the question asks:\n")
+
+
+def _quoted(prompt: str) -> str:
+    found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(prompt)]
+    return next((q for q in found if not re.fullmatch(r"[\w./-]+\.\w{1,5}", q)), "")
+
+
+def _text_code(path: str, prompt: str) -> str:
+    needle = _quoted(prompt)
+    lines = [f"path = {path!r}", "with open(path, encoding='utf-8') as f:", "    text = f.read()"]
+    if needle or OCCURS.search(prompt):
+        lines.append(f"print(text.count({needle or '...'!r}))  # times the text occurs")
+    lines.append("print(len(text.splitlines()))  # lines")
+    return "\n".join(lines)
+
+
+def _data_code(repo: Path, path: str, prompt: str) -> str:
+    lower = path.lower()
+    if lower.endswith((".csv", ".tsv")):
+        delimiter = ", delimiter=chr(9)" if lower.endswith(".tsv") else ""
+        header = _csv_header(repo / path, delimiter != "")
+        column = next((h for h in sorted(header, key=len, reverse=True)
+                       if h and re.search(rf"\b{re.escape(h)}\b", prompt, re.I)), "")
+        lines = ["import csv", f"path = {path!r}", "with open(path, newline='', encoding='utf-8') as f:",
+                 f"    rows = list(csv.reader(f{delimiter}))", "header, body = rows[0], rows[1:]",
+                 "print(len(body))  # data rows, without the header"]
+        if column:
+            lines += [f"col = header.index({column!r})",
+                      "print(sum(1 for r in body if len(r) > col and r[col].strip() == ''))  # rows where it is empty",
+                      "print(len({r[col] for r in body if len(r) > col}))  # distinct values"]
+        return "\n".join(lines)
+    if lower.endswith((".jsonl", ".ndjson")):
+        return (f"path = {path!r}\nwith open(path, encoding='utf-8') as f:\n"
+                "    print(sum(1 for line in f if line.strip()))  # records")
+    from tui.engine.dataskel import _entries, _keys, _named
+
+    data = _json(repo / path)
+    items = _entries(data)
+    lines = ["import json", f"path = {path!r}", "with open(path, encoding='utf-8') as f:", "    data = json.load(f)",
+             f"print(len({items}))  # entries"]
+    if isinstance(data, dict) and items == "data":
+        lines[-1] = "print(len(data))  # top-level keys"
+    empty = _named(prompt, _keys(data), r"no|without|missing|empty|blank|lacks?|null")
+    if empty:
+        lines.append(f"print(sum(1 for e in {items} if not str(e.get({empty!r}) or '').strip()))  "
+                     f"# entries whose {empty} is missing or empty")
+    return "\n".join(lines)
+
+
+def _csv_header(full: Path, tabs: bool) -> list[str]:
+    import csv
+
+    try:
+        if not full.is_file() or full.is_symlink():
+            return []
+        with full.open(newline="", encoding="utf-8", errors="replace") as f:
+            first = f.readline(10_000)
+    except OSError:
+        return []
+    return [h.strip() for h in next(csv.reader([first], delimiter="\t" if tabs else ","), [])]
+
+
+def _json(full: Path) -> object:
+    try:
+        if full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_BYTES:
+            return json.loads(full.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    return None
