@@ -298,3 +298,28 @@ def test_a_method_whose_newlines_came_out_as_spaces_is_added_with_its_lines() ->
            "        else:\n            return default\n" in out
     with pytest.raises(ToolError, match="does not parse"):  # code that is broken either way stays refused
         splice_python(src, "LRU.peek", "def peek(self):        return (", "lru.py")
+
+
+def test_a_body_of_only_ellipsis_is_refused_as_a_template_copied_back(tmp_path: "Path") -> None:
+    """Seen on the tune half: the model sent the hint's own ``def peek(self, key, default=None):\\n    ...``,
+    which parses, passes every test and does nothing."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_symbol import propose
+
+    repo = make_repo(tmp_path / "r", {"m.py": "class LRU:\n    def __init__(self):\n        self.data = {}\n",
+                                      "m.pyi": "class LRU:\n    def __init__(self) -> None: ...\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    for stub in ("def peek(self, key, default=None):\n    ...", 'def peek(self, key):\n    """Look."""\n    ...\n'):
+        with pytest.raises(ToolError, match=r"the body of peek is only `...`"):
+            asyncio.run(propose(ctx, {"path": "m.py", "symbol": "LRU.peek", "code": stub}))
+    real = "def peek(self, key, default=None):\n    return self.data.get(key, default)\n"
+    assert "+        return self.data.get(key, default)" in asyncio.run(
+        propose(ctx, {"path": "m.py", "symbol": "LRU.peek", "code": real})).diff
+    abstract = "@abstractmethod\ndef peek(self, key):\n    ...\n"  # an abstract method's body is rightly ...
+    assert asyncio.run(propose(ctx, {"path": "m.py", "symbol": "LRU.peek", "code": abstract})).diff
+    stub_file = "def peek(self, key) -> object: ...\n"  # a .pyi file is all ...
+    assert asyncio.run(propose(ctx, {"path": "m.pyi", "symbol": "LRU.peek", "code": stub_file})).diff

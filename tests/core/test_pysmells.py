@@ -97,3 +97,17 @@ def test_classes_whose_attributes_come_from_elsewhere_are_not_judged() -> None:
                 b"import enum\n\n\nclass Color(enum.Enum):\n    RED = 1\n\n    def label(self):\n        return self.name\n",
                 b"from thirdparty import Base\n\n\nclass Thing(Base):\n    def go(self):\n        return self.engine\n"):
         assert new_problems(b"", cls, "shapes.py") == [], cls
+
+
+def test_a_new_class_with_the_very_code_of_another_is_reported() -> None:
+    fifo = (b'class FifoBox(Store):\n    """First in, first out."""\n\n    def popitem(self):\n'
+            b'        return next(iter(self.data))\n')
+    before = STORE + b"\n\n" + fifo
+    copied = before + b"\n\n" + fifo.replace(b"FifoBox", b"LifoBox").replace(b"First in, first", b"Last in, first")
+    assert new_problems(before, copied, "store.py") == [
+        "store.py line 20: LifoBox has exactly the code of FifoBox, so it behaves the same; change the lines that "
+        "must differ for LifoBox"]
+    changed = before + b"\n\n" + fifo.replace(b"FifoBox", b"LifoBox").replace(b"iter(", b"reversed(")
+    assert new_problems(before, changed, "store.py") == []
+    records = b"class A(Exception):\n    pass\n\n\nclass B(Exception):\n    pass\n"
+    assert new_problems(b"", records, "errors.py") == []  # empty subclasses copy nothing

@@ -103,12 +103,13 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         if not path:
             continue
         parts.append(f"{name} does not exist yet. Add it with ONE call: edit_symbol(path=\"{path}\", symbol="
-                     f"\"{name}\", code=\"class {name}(...):\\n    ...\") (it adds a new definition at the end of "
+                     f"\"{name}\", code=\"class {name}(<base>):\\n    <its code>\") (it adds a new definition at the end of "
                      "the file; do not rewrite the file with write_file, and do not make a new module).")
         if sibling:
             spath, stext, ssym = classes[sibling]
             parts.append(f"The existing class most like it is {sibling} ({spath} lines {ssym.start}-{ssym.end}); "
-                         f"write {name} the same way, changing only what differs:\n{_code(stext, ssym)}")
+                         f"write {name} the same way, then change the lines that must differ{_said(prompt, name)} "
+                         f"(a copy of {sibling} under a new name is not enough):\n{_code(stext, ssym)}")
         break
     for name in new_callables:
         if name in new_classes or (name in defined and not target_class):
@@ -118,7 +119,7 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
             if any(child.name == name for child in sym.children):
                 continue
             parts.append(f"Add the method with ONE call: edit_symbol(path=\"{path}\", symbol=\"{target_class}.{name}\", "
-                         f"code=\"def {name}(self, ...):\\n    ...\"). Use only what {target_class} already has; "
+                         f"code=\"def {name}({_params(prompt, name, True)}):\\n    <its code>\"). Use only what {target_class} already has; "
                          f"its code ({path} lines {sym.start}-{sym.end}):\n{_code(text, sym)}")
             parts.extend(_private_data(classes, target_class))
         else:
@@ -126,12 +127,25 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
             if not path:
                 continue
             parts.append(f"{name} does not exist yet. Add it with ONE call: edit_symbol(path=\"{path}\", symbol="
-                         f"\"{name}\", code=\"def {name}(...):\\n    ...\") (it goes at the end of {path}; do not "
+                         f"\"{name}\", code=\"def {name}({_params(prompt, name)}):\\n    <its code>\") (it goes at the end of {path}; do not "
                          "rewrite the file with write_file).")
         break
     if parts and EXPORTS.search(prompt):
         parts.append(_exports(repo, files, (new_classes + new_callables)[0], named_files))
     return "\n".join(p for p in parts if p)
+
+
+def _params(prompt: str, name: str, method: bool = False) -> str:
+    """The parameters the request writes for ``name`` ("peek(key, default=None)"), else a placeholder."""
+    found = re.search(rf"\b{re.escape(name)}\(([^)]*)\)", prompt)
+    params = found.group(1).strip() if found else "<parameters>"
+    return f"self, {params}" if method and params else ("self" if method else params)
+
+
+def _said(prompt: str, name: str) -> str:
+    """What the request says the new definition does, when it says it in parentheses after the name."""
+    found = re.search(rf"\b{re.escape(name)}\b[^(]{{0,20}}\(([^)]{{8,200}})\)", prompt)
+    return f" for what the request says ({found.group(1).strip()})" if found else " for what the request says"
 
 
 def _is_test(path: str) -> bool:

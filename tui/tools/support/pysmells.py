@@ -7,6 +7,8 @@
 - ``self.cache`` read in a method of a class that never defines ``cache``, nor do its base classes
   (those of the same module, and standard-library ones looked up by name): AttributeError. A class
   with a base that cannot be resolved, ``__getattr__`` or ``setattr`` is not judged.
+- A class with the very code of another class of the module (a new class copied from the one it was
+  told to resemble, nothing changed): it behaves the same, whatever its name says.
 Messages carry no line numbers so the static check can tell old problems from new ones.
 """
 
@@ -222,11 +224,30 @@ def _unknown_attributes(tree: ast.Module) -> list[tuple[int, str, str]]:
     return found
 
 
+def _copies(tree: ast.Module) -> list[tuple[int, str, str]]:
+    seen: dict[str, str] = {}
+    found = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                             and isinstance(s.value.value, str))]
+        if not any(isinstance(s, _FUNCS) for s in body):
+            continue  # an empty subclass or a plain record is not a copy of anything
+        key = ast.dump(ast.Module(body=[*node.bases, *body], type_ignores=[]))
+        if key in seen:
+            found.append((node.lineno, f"{node.name} has exactly the code of {seen[key]}, so it behaves the same; "
+                          f"change the lines that must differ for {node.name}", ""))
+        else:
+            seen[key] = node.name
+    return found
+
+
 def smells(tree: ast.Module, filename: str) -> list[tuple[int, str, str]]:
-    """(line, message, '') for each nested test (in test files), each call of a non-callable attribute and each
-    read of an attribute no class in the chain defines."""
+    """(line, message, '') for each nested test (in test files), each call of a non-callable attribute, each
+    read of an attribute no class in the chain defines and each class that copies another one."""
     found = _nested_tests(tree) if is_test_file(filename) else []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             found.extend(_attribute_calls(node))
-    return found + _unknown_attributes(tree)
+    return found + _unknown_attributes(tree) + _copies(tree)

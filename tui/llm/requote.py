@@ -1,0 +1,75 @@
+"""Read a text-form call whose code argument holds unescaped double quotes.
+
+A 1.5B model writing a class through a JSON call keeps the class's docstring as it is:
+``"code": "class LIFOCache(Cache):\\n    \"\"\"Last in, first out.\"\"\"\\n ..."`` with the three quotes bare,
+so the string ends at the first of them and nothing after it is JSON (nor a Python literal). Seen
+twice in one turn on a real library; each time the whole call was lost and the model, told its JSON
+was broken, wrote the same call again. Here the values of the arguments that hold code or text are
+re-read as running from their opening quote to the quote that is followed by the next argument's name
+(or by the call's closing braces), and every bare quote inside is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+TEXT_KEYS = ("code", "content", "new", "old", "command", "new_code", "source", "body")
+ARG_NAMES = ("path", "symbol", "name", "arguments", "selection", "message", "mode", "timeout", "cwd", "pattern",
+             "query", "limit", "files") + TEXT_KEYS
+_VALUE_START = re.compile(r'"(?:%s)"\s*:\s*"' % "|".join(TEXT_KEYS))
+_NEXT_ARG = re.compile(r'"(\s*,\s*"(?:%s)"\s*:)' % "|".join(ARG_NAMES))
+_CLOSING = re.compile(r'(?:\}\s*){1,3}$')
+_FENCE_END = re.compile(r"\n[ \t]*(?:```|~~~)")
+MAX_CHARS = 200_000
+
+
+def requote(text: str, start: int) -> tuple[dict[str, Any], int] | None:
+    """(the call object, the index just past it) for the attempt at ``start``, or None if this cannot read it."""
+    window = text[start:start + MAX_CHARS]
+    fence = _FENCE_END.search(window)
+    if fence:
+        window = window[:fence.start()]
+    window = window.rstrip()
+    closing = _CLOSING.search(window)
+    if closing is None or not _VALUE_START.search(window):
+        return None
+    pieces: list[str] = []
+    pos = 0
+    while True:
+        found = _VALUE_START.search(window, pos)
+        if found is None:
+            break
+        value_start = found.end()
+        following = _NEXT_ARG.search(window, value_start)
+        value_end = following.start() if following else window.rfind('"', value_start, closing.start())
+        if value_end < value_start:
+            return None
+        pieces.append(window[pos:value_start])
+        pieces.append(_escape(window[value_start:value_end]))
+        pos = value_end
+    pieces.append(window[pos:])
+    try:
+        obj = json.loads("".join(pieces), strict=False)
+    except (ValueError, RecursionError):
+        return None
+    return (obj, start + len(window)) if isinstance(obj, dict) else None
+
+
+def _escape(value: str) -> str:
+    """Bare double quotes escaped; escapes the model did write are kept."""
+    out: list[str] = []
+    escaped = False
+    for char in value:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif char == '"':
+            out.append('\\"')
+        else:
+            out.append(char)
+    return "".join(out)
