@@ -74,7 +74,8 @@ def no_new_test(agent, turn: Any) -> bool:
     path, n = counts[0]
     agent._ask_again(f"the request asks for a test, and {path} has no new one", (
         f"Not done yet: {path} has {n} tests, as many as before your change, so no test was added. The developer "
-        f"asked: {_short(agent.prompt)} Add the test itself with one JSON tool call. {example(agent.ctx.repo, path)}"))
+        f"asked: {_short(agent.prompt)} Add the test itself with one JSON tool call. "
+        f"{example(agent.ctx.repo, path, agent.prompt)}"))
     return True
 
 

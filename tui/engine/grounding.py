@@ -118,7 +118,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
 
         named = [p for p in mentioned(prompt, files, 5) if is_test(p)]
         if named:
-            out.append(testexample.example(repo, named[0]))
+            out.append(testexample.example(repo, named[0], prompt))
     data = data_files(prompt, files)
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
