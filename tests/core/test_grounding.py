@@ -85,3 +85,40 @@ async def test_what_a_function_returns_is_found_by_running_it(tmp_path: Path, ol
     await run_prompt(repo, ollama_server.url, "What does grams return for 1?")
     text = "\n".join(m.get("content") or "" for m in ollama_server.requests[0]["messages"])
     assert "from shop.units import grams; print(repr(grams(...)))" in text
+
+
+def _hinted_command(text: str, lead: str) -> str:
+    return text.split(lead, 1)[1].split("\n", 1)[0]
+
+
+def test_a_call_the_question_writes_out_on_the_package_is_run_as_written(tmp_path: Path) -> None:
+    """Seen on qs with the 1.5B model: "What does qs.stringify({ a: ['b', 'c'] }) return?" got no run hint (qs's
+    functions are anonymous module.exports), so it read the README and guessed 'a=b%20c'."""
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    from tui.engine.grounding import turn_context
+
+    files = {"package.json": '{"name": "qs", "main": "lib/index.js"}\n',
+             "lib/index.js": "module.exports = { stringify: function (o) { return Object.keys(o).map(function (k) "
+                             "{ return [].concat(o[k]).map(function (v) { return k + '=' + v; }).join('&'); })"
+                             ".join('&'); } };\n",
+             "src/units/__init__.py": "def grams(kg):\n    return kg * 1000\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    tools = {"run_python", "run_command", "read_file"}
+    js = turn_context(repo, "What does qs.stringify({ a: ['b', 'c'] }) return?", list(files), tools, 4096)
+    command = _hinted_command(js, "one run_command call with command: ")
+    assert command == "node -e \"const qs = require('./'); console.log(JSON.stringify(qs.stringify({ a: ['b', 'c'] })))\""
+    if shutil.which("node"):
+        out = subprocess.run(shlex.split(command), cwd=repo, capture_output=True, text=True, timeout=30)
+        assert out.stdout.strip() == '"a=b&a=c"', out.stderr
+    py = turn_context(repo, "What is units.grams(2.5)?", list(files), tools, 4096)  # no "return": the call says it
+    code = _hinted_command(py, "one run_python call with code: ")
+    assert code == "import units; print(repr(units.grams(2.5)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, env={"PYTHONPATH": str(repo / "src")},
+                         capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "2500.0", out.stderr
+    bare = turn_context(repo, "What does grams(3) return?", list(files), tools, 4096)
+    assert "from units import grams; print(repr(grams(3)))" in bare and "in place of ..." not in bare

@@ -70,8 +70,73 @@ def defined_in(repo: Path, name: str) -> str:
     return found[0] if len(found) == 1 else ""
 
 
+def _call_in(prompt: str) -> tuple[str, str, str] | None:
+    """(the whole call, its owner, its name) for the first ``owner.name(...)`` or ``name(...)`` the prompt writes out
+    with balanced brackets, e.g. ``qs.stringify({ a: ['b', 'c'] })``."""
+    for found in re.finditer(r"(?<![\w.$])(?:([A-Za-z_$][\w$]*)\.)?([A-Za-z_$][\w$]*)\(", prompt):
+        depth, quote = 0, ""
+        for index in range(found.end() - 1, min(len(prompt), found.end() + 300)):
+            char = prompt[index]
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"`":
+                quote = char
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth == 0:
+                    return prompt[found.start():index + 1], found.group(1) or "", found.group(2)
+    return None
+
+
+def _package_name(repo: Path, files: list[str]) -> str:
+    if "package.json" not in files:
+        return ""
+    try:
+        import json
+
+        name = json.loads((repo / "package.json").read_text(encoding="utf-8")).get("name", "")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return name.rsplit("/", 1)[-1] if isinstance(name, str) else ""
+
+
+def _python_package(owner: str, files: list[str]) -> bool:
+    return any(f in (f"{owner}/__init__.py", f"src/{owner}/__init__.py", f"{owner}.py", f"src/{owner}.py")
+               for f in files)
+
+
+def run_exact(repo: Path, prompt: str, files: list[str]) -> str:
+    """The command that runs the very call the question writes out on the project's own package."""
+    call = _call_in(prompt)
+    if call is None or not call[1]:
+        return ""
+    text, owner, _ = call
+    package = _package_name(repo, files)
+    if package and owner.lower().replace("-", "_") == re.sub(r"\W", "_", package).lower():
+        script = f"const {owner} = require('./'); console.log(JSON.stringify({text}))"
+        if '"' in script or "\\" in script:
+            return ""
+        return (f"Run the call the question asks about instead of reading the code (it is exact): one run_command "
+                f"call with command: node -e \"{script}\"")
+    if _python_package(owner, files):
+        return (f"Run the call the question asks about instead of reading the code (it is exact): one run_python "
+                f"call with code: import {owner}; print(repr({text}))")
+    return ""
+
+
+def _written(call: tuple[str, str, str] | None, name: str) -> str:
+    """The call as the question writes it (``intword(12345)``) when it calls ``name``, else ``name(...)``."""
+    return call[0] if call and call[2] == name and not call[1] else f"{name}(...)"
+
+
 def run_it(repo: Path, prompt: str, files: list[str]) -> str:
     """For "what does f return for x": run it instead of reading 70 lines of branches (a small model misreads)."""
+    exact = run_exact(repo, prompt, files)
+    if exact:
+        return exact
+    call = _call_in(prompt)
     for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
         path = defined_in(repo, name)
         if path.endswith(".py") and "/test" not in f"/{path}":
@@ -79,7 +144,8 @@ def run_it(repo: Path, prompt: str, files: list[str]) -> str:
             parts = parts[1:] if parts[0] in ("src", "lib") and len(parts) > 1 else parts
             module = ".".join(p for p in parts if p != "__init__")
             return (f"To see what {name} does for an input, run it: one run_python call with code like "
-                    f"from {module} import {name}; print(repr({name}(...))) with the input in place of ...")
+                    f"from {module} import {name}; print(repr({_written(call, name)}))"
+                    + ("" if _written(call, name) != f"{name}(...)" else " with the input in place of ..."))
         if path.endswith((".js", ".mjs", ".cjs")) and "package.json" in files:
             return (f"To see what {name} does for an input, run it: one run_command call like node -e "
                     f"\"console.log(JSON.stringify(require('./{path}')(...)))\" (or require('./') and call its "
@@ -104,7 +170,7 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
 
         out.append(described.value_hint(repo, prompt, files))
         out.append(newdefs.hint(repo, prompt, files))
-    if repo is not None and is_question(prompt) and RUNS_WORDS.search(prompt) and \
+    if repo is not None and is_question(prompt) and (RUNS_WORDS.search(prompt) or _call_in(prompt)) and \
             {"run_python", "run_command"} <= tools:
         hint = run_it(repo, prompt, files)
         if hint:
