@@ -103,7 +103,7 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         if not path:
             continue
         parts.append(f"{name} does not exist yet. Add it with ONE call: edit_symbol(path=\"{path}\", symbol="
-                     f"\"{name}\", code=\"class {name}(<base>):\\n    <its code>\") (it adds a new definition at the end of "
+                     f"\"{name}\", code= the whole new class, written out) (it adds a new definition at the end of "
                      "the file; do not rewrite the file with write_file, and do not make a new module).")
         if sibling:
             spath, stext, ssym = classes[sibling]
@@ -119,7 +119,8 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
             if any(child.name == name for child in sym.children):
                 continue
             parts.append(f"Add the method with ONE call: edit_symbol(path=\"{path}\", symbol=\"{target_class}.{name}\", "
-                         f"code=\"def {name}({_params(prompt, name, True)}):\\n    <its code>\"). Use only what {target_class} already has; "
+                         f"code= the whole new method: 'def {name}({_params(prompt, name, True)}):' and every line of its "
+                         f"body written out). Use only what {target_class} already has; "
                          f"its code ({path} lines {sym.start}-{sym.end}):\n{_code(text, sym)}")
             parts.extend(_private_data(classes, target_class))
         else:
@@ -127,7 +128,8 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
             if not path:
                 continue
             parts.append(f"{name} does not exist yet. Add it with ONE call: edit_symbol(path=\"{path}\", symbol="
-                         f"\"{name}\", code=\"def {name}({_params(prompt, name)}):\\n    <its code>\") (it goes at the end of {path}; do not "
+                         f"\"{name}\", code= the whole new function: 'def {name}({_params(prompt, name)}):' and every line of "
+                         f"its body written out) (it goes at the end of {path}; do not "
                          "rewrite the file with write_file).")
         break
     if parts and EXPORTS.search(prompt):
@@ -136,7 +138,7 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
 
 
 def _params(prompt: str, name: str, method: bool = False) -> str:
-    """The parameters the request writes for ``name`` ("peek(key, default=None)"), else a placeholder."""
+    """The parameters the request writes for ``name`` ("peek(key, default=None)"), else a word for them."""
     found = re.search(rf"\b{re.escape(name)}\(([^)]*)\)", prompt)
     params = found.group(1).strip() if found else "<parameters>"
     return f"self, {params}" if method and params else ("self" if method else params)
