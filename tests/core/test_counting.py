@@ -63,3 +63,24 @@ async def test_a_count_of_tests_in_a_small_file_is_answered_from_its_outline(
     ollama_server.push(Reply("It has seven test functions."))
     await run_prompt(repo, ollama_server.url, "What do the tests in tests/test_shapes.py check?")
     assert "assert 6 == 6" in "\n".join(m.get("content") or "" for m in ollama_server.requests[1]["messages"])
+
+
+def test_a_data_file_behind_a_symlink_out_of_the_repo_is_not_read(tmp_path: Path) -> None:
+    """Hostile repo: the counting code's header and keys come from files devagent reads on the host."""
+    import os
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("token,ssh_key_here\n1,2\n")
+    repo = fx.build(tmp_path / "repo", FILES)
+    os.symlink(outside, repo / "linked")
+    os.mkfifo(repo / "data" / "pipe.csv")
+    tools = {"run_python", "read_file", "outline"}
+    files = [*FILES, "linked/secret.csv", "data/pipe.csv"]
+    text = turn_context(repo, "How many rows in linked/secret.csv have an empty ssh_key_here?", files, tools, 4096)
+    assert "header.index('ssh_key_here')" not in text  # the header was not read through the symlink
+    (repo / "copy.csv").write_text((outside / "secret.csv").read_text())  # the same file inside: it is read
+    assert "header.index('ssh_key_here')" in turn_context(
+        repo, "How many rows in copy.csv have an empty ssh_key_here?", [*files, "copy.csv"], tools, 4096)
+    assert "header.index" not in turn_context(repo, "How many rows in data/pipe.csv have an empty size?", files,
+                                              tools, 4096)  # a FIFO: no hang, no header

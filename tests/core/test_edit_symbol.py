@@ -323,3 +323,7 @@ def test_a_body_of_only_ellipsis_is_refused_as_a_template_copied_back(tmp_path: 
     assert asyncio.run(propose(ctx, {"path": "m.py", "symbol": "LRU.peek", "code": abstract})).diff
     stub_file = "def peek(self, key) -> object: ...\n"  # a .pyi file is all ...
     assert asyncio.run(propose(ctx, {"path": "m.pyi", "symbol": "LRU.peek", "code": stub_file})).diff
+    from tui.tools.edit_file import propose as propose_edit
+
+    with pytest.raises(ToolError, match=r"the body of peek is only `...`"):  # every edit tool, not only this one
+        asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": "\n\ndef peek(key):\n    ...\n"}))

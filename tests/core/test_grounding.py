@@ -122,3 +122,20 @@ def test_a_call_the_question_writes_out_on_the_package_is_run_as_written(tmp_pat
     assert out.stdout.strip() == "2500.0", out.stderr
     bare = turn_context(repo, "What does grams(3) return?", list(files), tools, 4096)
     assert "from units import grams; print(repr(grams(3)))" in bare and "in place of ..." not in bare
+
+
+def test_a_package_json_that_is_a_symlink_out_or_a_device_is_not_read(tmp_path: Path) -> None:
+    import os
+
+    from tui.engine.grounding import turn_context
+
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"name": "qs"}\n')
+    repo = fx.build(tmp_path / "repo", {"lib/index.js": "module.exports = {};\n"})
+    os.symlink(outside, repo / "package.json")
+    tools = {"run_python", "run_command", "read_file"}
+    question = "What does qs.stringify({ a: 1 }) return?"
+    assert "node -e" not in turn_context(repo, question, ["package.json", "lib/index.js"], tools, 4096)
+    (repo / "package.json").unlink()
+    os.symlink("/dev/zero", repo / "package.json")  # read whole, it would never end
+    assert "node -e" not in turn_context(repo, question, ["package.json", "lib/index.js"], tools, 4096)

@@ -83,7 +83,7 @@ def _data_code(repo: Path, path: str, prompt: str) -> str:
     lower = path.lower()
     if lower.endswith((".csv", ".tsv")):
         delimiter = ", delimiter=chr(9)" if lower.endswith(".tsv") else ""
-        header = _csv_header(repo / path, delimiter != "")
+        header = _csv_header(repo, path, delimiter != "")
         column = next((h for h in sorted(header, key=len, reverse=True)
                        if h and re.search(rf"\b{re.escape(h)}\b", prompt, re.I)), "")
         lines = ["import csv", f"path = {path!r}", "with open(path, newline='', encoding='utf-8') as f:",
@@ -99,7 +99,7 @@ def _data_code(repo: Path, path: str, prompt: str) -> str:
                 "    print(sum(1 for line in f if line.strip()))  # records")
     from tui.engine.dataskel import _entries, _keys, _named
 
-    data = _json(repo / path)
+    data = _json(repo, path)
     items = _entries(data)
     lines = ["import json", f"path = {path!r}", "with open(path, encoding='utf-8') as f:", "    data = json.load(f)",
              f"print(len({items}))  # entries"]
@@ -112,23 +112,21 @@ def _data_code(repo: Path, path: str, prompt: str) -> str:
     return "\n".join(lines)
 
 
-def _csv_header(full: Path, tabs: bool) -> list[str]:
+def _csv_header(repo: Path, path: str, tabs: bool) -> list[str]:
     import csv
 
-    try:
-        if not full.is_file() or full.is_symlink():
-            return []
-        with full.open(newline="", encoding="utf-8", errors="replace") as f:
-            first = f.readline(10_000)
-    except OSError:
-        return []
+    from tui.safety.paths import read_text_or_none
+
+    text = read_text_or_none(repo, path, MAX_BYTES)
+    first = text.split("\n", 1)[0] if text else ""
     return [h.strip() for h in next(csv.reader([first], delimiter="\t" if tabs else ","), [])]
 
 
-def _json(full: Path) -> object:
+def _json(repo: Path, path: str) -> object:
+    from tui.safety.paths import read_text_or_none
+
+    text = read_text_or_none(repo, path, MAX_BYTES)
     try:
-        if full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_BYTES:
-            return json.loads(full.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    return None
+        return json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return None

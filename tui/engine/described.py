@@ -31,18 +31,21 @@ QUESTION_WORDS = {"which", "what", "where", "who", "how", "does", "do", "functio
 def _sources(repo: Path, files: list[str], docs: bool = False) -> Iterator[tuple[str, str]]:
     """(path, text) of the tracked source files (``docs``: the files given) that are not tests, bundles or too
     big, read as UTF-8."""
+    from tui.protocol.errors import PathRefused
+    from tui.safety.paths import resolve_in_repo
+
     chosen = files if docs else [f for f in files if f.endswith(SOURCES) and not TEST_PATH.search(f)]
     for path in chosen[:MAX_FILES]:
-        full = repo / path
         try:
-            if GENERATED.search(path) or full.is_symlink():
+            if GENERATED.search(path) or (repo / path).is_symlink():
                 continue
+            full = resolve_in_repo(repo, path)  # a directory on the way that is a symlink out: refused
             info = full.stat()
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
                 continue
             yield path, (_text(str(full), info.st_mtime_ns, info.st_size) if info.st_size <= CACHED_BYTES else
                          full.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+        except (OSError, PathRefused):
             continue
 
 

@@ -91,13 +91,14 @@ def _call_in(prompt: str) -> tuple[str, str, str] | None:
 
 
 def _package_name(repo: Path, files: list[str]) -> str:
-    if "package.json" not in files:
-        return ""
-    try:
-        import json
+    import json
 
-        name = json.loads((repo / "package.json").read_text(encoding="utf-8")).get("name", "")
-    except (OSError, ValueError, AttributeError):
+    from tui.safety.paths import read_text_or_none
+
+    text = read_text_or_none(repo, "package.json", 1_000_000) if "package.json" in files else None
+    try:
+        name = json.loads(text).get("name", "") if text else ""
+    except (ValueError, AttributeError, RecursionError):
         return ""
     return name.rsplit("/", 1)[-1] if isinstance(name, str) else ""
 

@@ -32,9 +32,8 @@ def _outlines(repo: Path, files: list[str]):
     from tui.engine.described import _sources
     from tui.symbols import outline_of
 
-    for path, text in _sources(repo, files):
-        if path.endswith(".py"):
-            yield path, text, outline_of(path, text).symbols
+    for path, text in _sources(repo, [f for f in files if f.endswith(".py")]):  # Python only: no JS read for nothing
+        yield path, text, outline_of(path, text).symbols
 
 
 def _code(text: str, sym, limit: int = MAX_SHOWN_LINES) -> str:

@@ -130,12 +130,10 @@ def count_tests(path: str, text: str) -> int | None:
 
 def example(repo: Path, path: str, prompt: str = "") -> str:
     """The hint text ('' when the file has no short test to show)."""
-    full = repo / path
-    try:
-        if full.is_symlink() or not full.is_file() or full.stat().st_size > MAX_BYTES:
-            return ""
-        text = full.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    from tui.safety.paths import read_text_or_none
+
+    text = read_text_or_none(repo, path, MAX_BYTES)
+    if text is None:
         return ""
     found = _python(text, prompt) if path.endswith(".py") else _js(text, prompt) \
         if path.endswith((".js", ".mjs", ".cjs", ".ts")) else None

@@ -141,6 +141,16 @@ def read_bounded(repo: Path, path: str, limit: int) -> tuple[bytes, int]:
         _close(fds)
 
 
+def read_text_or_none(repo: Path, path: str, limit: int) -> str | None:
+    """A repo file's text (UTF-8, errors replaced) through :func:`read_bounded`; None when it is missing, refused
+    (a symlink out of the tree, a FIFO, a device) or larger than ``limit``: for aids that simply do without it."""
+    try:
+        data, size = read_bounded(repo, path, limit)
+    except (OSError, PathRefused):
+        return None
+    return data.decode("utf-8", "replace") if size <= limit else None
+
+
 def read_regular(path: Path, limit: int, *, follow: bool = True) -> bytes:
     """At most ``limit`` bytes of ``path`` if it is a regular file; never blocks. OSError otherwise.
 

@@ -135,21 +135,55 @@ def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
     return (name, after[name][0]) if name else None
 
 
+def new_stub(rel: str, old: str, new: str) -> str:
+    """A function the edit gives a body of only ``...`` ('' when none): a template sent back, not code (a 1.5B model
+    sent a hint's own ``def peek(self, key, default=None):\n    ...``, which parses, passes every test and does
+    nothing). Stubs the file had already, abstract methods, overloads and .pyi files are left alone."""
+    if not rel.endswith(".py"):
+        return ""
+    import ast
+
+    def stubs(text: str) -> set[str] | None:
+        try:
+            tree = ast.parse(text, rel)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        found = set()
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(
+                    getattr(d, "attr", getattr(d, "id", "")) in ("abstractmethod", "overload")
+                    for d in node.decorator_list):
+                continue
+            body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
+            if len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and body[0].value.value is Ellipsis:
+                found.add(node.name)
+        return found
+
+    after = stubs(new)
+    return min((after - (stubs(old) or set())) if after else set(), default="")
+
+
 def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
     from tui.git.diffs import DiffIndex, file_diff
 
     if old == new:
         raise ToolError(f"that leaves {rel} unchanged; nothing to propose")
-    stub = placeholder((old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    before, after = (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace")
+    stub = placeholder(before, after)
     if stub:
         raise ToolError(f"the new code has a placeholder instead of code ({stub!r}); nothing was changed. Write the "
                         "code itself: the lines that stay, copied from the current code, with the change made.")
-    broken = breaks_syntax(rel, (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    empty = new_stub(rel, before, after)
+    if empty:
+        raise ToolError(f"the body of {empty} is only `...`, so it would do nothing; nothing was changed. Send the "
+                        "whole definition with the lines that do what the request asks in place of the `...`.")
+    broken = breaks_syntax(rel, before, after)
     if broken:
         raise ToolError(f"that would make {rel} stop parsing ({broken}); nothing was changed. Python statements "
                         "go on lines of their own, indented under the line they belong to: send the edit again with "
                         "the new lines written out as they will stand in the file.")
-    twice = redefined(rel, (old or b"").decode("utf-8", "replace"), new.decode("utf-8", "replace"))
+    twice = redefined(rel, before, after)
     if twice:
         raise ToolError(f"that would define {twice[0]} a second time in {rel} (the first is at line {twice[1]}), "
                         "and the second would replace the first when the module is "
