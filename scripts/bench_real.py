@@ -5,10 +5,11 @@ Four pinned upstream releases (PyPI sdists and an npm tarball, sha256-checked, c
 ~/.cache/devagent/bench) become git fixtures with the planted changes each task needs; every project has its
 own environment the way its developers have it. Each task runs `devagent run --yes --json --model-file ...`
 (its own user config: temperature 0, seed 42, 4,096-token context, 2 threads) and is scored by what changed on
-disk and what the answer says. Tasks are split into a "tune" and a "heldout" half, recorded in the task data;
+disk and what the answer says. Tasks are split into a "tune" and a "heldout" half, recorded in the task data
+(and a "dev" set written later, for finding failure classes: benchreal/tasks_dev.py);
 held-out transcripts and failure details go to OUT/heldout only, never to the console.
 
-usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|all] [--project NAME] [--only TASK,...]
+usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|all] [--project NAME] [--only TASK,...]
                              [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR] [--json FILE]
 """
 
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--selfcheck", action="store_true", help="prove every check without a model")
     parser.add_argument("--list", action="store_true", help="list the tasks (id, project, kind, half)")
-    parser.add_argument("--half", choices=("tune", "heldout", "all"), default="tune")
+    parser.add_argument("--half", choices=("tune", "heldout", "dev", "all"), default="tune")
     parser.add_argument("--project", help="only this project's tasks")
     parser.add_argument("--only", help="comma-separated task ids")
     parser.add_argument("--model", choices=sorted(MODEL_FILES), default="1.5b")

@@ -15,7 +15,7 @@ from bench_common import Outcome
 if TYPE_CHECKING:
     from benchreal.fixtures import Fixtures
 
-Half = Literal["tune", "heldout"]
+Half = Literal["tune", "heldout", "dev"]
 KINDS = ("behaviour", "where", "count", "one_line", "add_method", "add_test", "fix_bug", "clean_data",
          "run_suite", "multi_step")
 
