@@ -307,7 +307,8 @@ async def test_after_a_text_protocol_edit_the_model_is_asked_if_it_is_done(repo:
 async def test_an_edit_that_breaks_python_says_so_and_the_model_fixes_it(repo: Path, ollama_server: ScriptedOllama) -> None:
     add_test = '{"name": "edit_file", "arguments": {"path": "app.py", "old": "", "new": "def twice(x):\\n    return add(x, y)"}}'
     fix = '{"name": "edit_file", "arguments": {"path": "app.py", "old": "add(x, y)", "new": "add(x, x)"}}'
-    ollama_server.push(Reply(add_test), Reply(fix), Reply('{"done": true, "answer": "Added twice."}'))
+    ollama_server.push(Reply(add_test), Reply(fix), Reply('{"done": true, "answer": "Added twice."}'),
+                       Reply("Added twice."))  # after the request to run twice (no test calls it)
     approver = ScriptedApprover([Decision("approve"), Decision("approve")])
     events, done, _ = await run_prompt(repo, ollama_server.url, "add twice(x)", approver)
     first = of(events, "tool_result")[0]

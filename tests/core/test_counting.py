@@ -84,3 +84,27 @@ def test_a_data_file_behind_a_symlink_out_of_the_repo_is_not_read(tmp_path: Path
         repo, "How many rows in copy.csv have an empty ssh_key_here?", [*files, "copy.csv"], tools, 4096)
     assert "header.index" not in turn_context(repo, "How many rows in data/pipe.csv have an empty size?", files,
                                               tools, 4096)  # a FIFO: no hang, no header
+
+
+def test_a_definition_count_is_stated_as_the_answer_to_the_question_asked(tmp_path: Path) -> None:
+    """Seen on the dev set: shown "1 class, 13 functions (5 public, 8 private)" for "how many public functions",
+    the 1.5B model answered 13; shown "(24 tests)" it answered 1. The count the question asks for comes first,
+    counted from the outline, with the names; a test method under ``if not IS_JYTHON:`` counts too."""
+    from tui.engine.counting import hint
+
+    files = {"pkg/time.py": "class Unit:\n    pass\n\n\ndef _now():\n    pass\n\n\ndef naturalday(v):\n    pass\n\n\n"
+                            "def naturaldate(v):\n    pass\n",
+             "tests/test_conv.py": "import sys\n\n\nclass T:\n    def test_a(self):\n        pass\n\n"
+                                   "    if not sys.platform.startswith('java'):\n        def test_b(self):\n"
+                                   "            pass\n\n    def helper(self):\n        pass\n",
+             "pkg/cache.py": "class LRU:\n    def __init__(self):\n        pass\n\n    def get(self):\n        pass\n\n"
+                             "    def _touch(self):\n        pass\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    names = list(files)
+    public = hint(repo, "How many public functions does pkg/time.py define?", names)
+    assert "pkg/time.py has 2 public functions (naturalday, naturaldate). The answer to the question is 2." in public
+    tests = hint(repo, "How many test methods are there in tests/test_conv.py?", names)
+    assert "has 2 tests (test_a, test_b)" in tests
+    methods = hint(repo, "How many methods does the LRU class define?", names)  # no file named: where LRU is
+    assert "LRU in pkg/cache.py has 3 methods (__init__, get, _touch)" in methods
+    assert hint(repo, "How do the functions in pkg/time.py count?", names) == ""  # not a count question

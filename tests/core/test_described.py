@@ -91,3 +91,23 @@ def test_a_question_quoting_an_example_is_shown_where_the_docs_have_it(tmp_path:
                         {"read_file"}, 4096)
     assert "README.md:6: var withDots = qs.parse('a.b=c', { allowDots: true });" in text
     assert "documentation shows" not in turn_context(repo, "Which option sorts keys?", list(files), {"read_file"}, 4096)
+
+
+def test_a_value_quoted_with_punctuation_or_named_as_a_number_is_found(tmp_path: Path) -> None:
+    """Seen on the dev set: "'$text' instead of '#text'" found nothing ('#' is not a word character), "four digits
+    instead of three" looked for the word "three", and "qs.stringify ... instead of '&'" listed parse.js first."""
+    files = {"conv.py": "def handler(cdata_key='#text', attr_prefix='@'):\n    return cdata_key\n\n\n"
+                        "def metric(value, precision=3):\n    return round(value, precision)\n",
+             "lib/parse.js": "var defaults = {\n    delimiter: '&'\n};\n",
+             "lib/stringify.js": "var defaults = {\n    delimiter: '&',\n    encode: true\n};\n"}
+    repo = fx.build(tmp_path / "repo", files)
+
+    def shown(prompt: str) -> list[str]:
+        text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
+        return text.split("whose old text is that line:\n", 1)[1].splitlines() if "whose old text" in text else []
+
+    assert shown("Make handler use '$text' instead of '#text' as the text key.")[0] == \
+        "conv.py:1: def handler(cdata_key='#text', attr_prefix='@'):"
+    assert shown("Make metric round to four digits by default instead of three.")[0] == \
+        "conv.py:5: def metric(value, precision=3):"
+    assert shown("Make qs.stringify join with ';' by default instead of '&'.")[0] == "lib/stringify.js:2: delimiter: '&',"

@@ -327,3 +327,63 @@ def test_a_body_of_only_ellipsis_is_refused_as_a_template_copied_back(tmp_path: 
 
     with pytest.raises(ToolError, match=r"the body of peek is only `...`"):  # every edit tool, not only this one
         asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": "\n\ndef peek(key):\n    ...\n"}))
+
+
+def test_a_lone_new_def_line_changes_the_signature_and_keeps_the_body(tmp_path: "Path") -> None:
+    """Seen on the dev set: asked for a new default, the 1.5B model sent only ``def metric(self, ...,
+    precision: int = 4) -> str:`` (refused as unparsable, then the turn ran out). Its signature is replaced, the
+    body kept, and the ``self`` a module-level function never took is left out."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_symbol import propose
+
+    src = ('def metric(value: float, unit: str = "", precision: int = 3) -> str:\n    """Format."""\n'
+           '    return f"{value:.{precision}g} {unit}"\n\n\nclass Box:\n    def size(\n        self,\n'
+           '        scale=1,\n    ):\n        return 2 * scale\n')
+    out = splice_python(src, "metric", "def metric(self, value: float, unit: str = '', precision: int = 4) -> str:",
+                        "m.py")
+    assert out.text.splitlines()[0] == "def metric(value: float, unit: str = '', precision: int = 4) -> str:"
+    assert out.text.splitlines()[1:] == src.splitlines()[1:]  # the docstring and the body stay
+    assert "never took one" in out.note
+    method = splice_python(src, "Box.size", "def size(self, scale=3):", "m.py").text
+    assert "    def size(self, scale=3):\n        return 2 * scale\n" in method  # a multi-line header, one line now
+    with pytest.raises(ToolError, match="does not parse"):  # another function's header is not this one's
+        splice_python(src, "metric", "def other(value):", "m.py")
+    repo = make_repo(tmp_path / "r", {"m.py": src})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    proposal = asyncio.run(propose(ctx, {"path": "m.py", "symbol": "metric",
+                                         "code": "def metric(value, unit='', precision=4):"}))
+    assert proposal.diff.count("\n+def metric(value, unit='', precision=4):") == 1
+    assert "changed the first line of metric" in proposal.summary
+
+
+def test_a_new_test_under_a_taken_name_is_added_beside_the_old_one(tmp_path: "Path") -> None:
+    """Seen on the dev set: asked to add a test for negative numbers, the model sent ``def test_intcomma(self):``
+    with two asserts for the 43-line parametrized test_intcomma (refused as a stranger), then appended it with
+    edit_file (refused as a second definition), until the turn ran out. Now it is a new test of its own name
+    and, at module level, without ``self``; the old test is kept. Outside test files nothing is renamed."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose as propose_edit
+    from tui.tools.edit_symbol import propose
+
+    cases = "".join(f"        ({i}, '{i}'),\n" for i in range(30))
+    test = f"import calc\n\n\n@pytest.mark.parametrize(\n    'value, expected',\n    [\n{cases}    ],\n)\n" \
+           "def test_intcomma(value, expected):\n    assert calc.intcomma(value) == expected\n"
+    repo = make_repo(tmp_path / "r", {"tests/test_calc.py": "import pytest\n" + test,
+                                      "calc.py": "def intcomma(v):\n    return str(v)\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    new = "def test_intcomma(self):\n    assert calc.intcomma(-1234567) == '-1,234,567'\n"
+    diff = asyncio.run(propose(ctx, {"path": "tests/test_calc.py", "symbol": "test_intcomma", "code": new})).diff
+    assert "+def test_intcomma_2():" in diff and not any(line.startswith("-") and not line.startswith("---")
+                                                          for line in diff.splitlines())
+    appended = asyncio.run(propose_edit(ctx, {"path": "tests/test_calc.py", "old": "", "new": "\n\n" + new}))
+    assert "+def test_intcomma_2():" in appended.diff and "test_intcomma was taken" in appended.summary
+    with pytest.raises(ToolError, match="a second time"):  # in the code under test it stays a refusal
+        asyncio.run(propose_edit(ctx, {"path": "calc.py", "old": "", "new": "\n\ndef intcomma(v):\n    return v\n"}))

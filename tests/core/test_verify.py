@@ -578,7 +578,8 @@ async def test_a_problem_an_earlier_edit_made_stays_named_until_fixed_and_done_w
         Reply("Added peek to LRU."),
         Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "lru.py", "old": "self.cache.get",
                                                                "new": "self.data.get"}}]),
-        Reply("Added peek to LRU."))
+        Reply("Added peek to LRU."),
+        Reply("Added peek to LRU."))  # after the request to run the new method (no test calls it)
     _, done, _ = await run_prompt(repo, ollama_server.url, "Add a peek(key, default=None) method to LRU.",
                                   ScriptedApprover([Decision("approve")] * 3))
     second = ollama_server.requests[2]["messages"][-1]["content"]
@@ -643,3 +644,74 @@ async def test_an_add_a_test_turn_is_checked_for_a_new_test_before_the_done_ques
     told = ollama_server.requests[1]["messages"][-1]["content"]
     assert told.startswith("Not done yet: tests/test_text.py has 1 tests, as many as before your change")
     assert "def test_shout_empty" in (repo / "tests/test_text.py").read_text() and done.text == "Added test_shout_empty."
+
+
+async def test_a_new_method_no_test_calls_is_run_once_before_the_turn_ends(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the dev set: a new FIFOCache.first_key() copied popitem's ``raise KeyError`` where the request said
+    "or None when empty"; the module's tests passed (none calls it) and the turn ended "done". Now the model is
+    asked once to run the new method; what the run shows goes back to it, and the fix is made."""
+    files = {**FILES, "calc/stack.py": "class Stack:\n    def __init__(self):\n        self.items = []\n",
+             "tests/test_stack.py": "from calc.stack import Stack\n\n\ndef test_new():\n    assert Stack().items == []\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    wrong = "def top(self):\n    if not self.items:\n        raise KeyError('empty')\n    return self.items[-1]\n"
+    right = "def top(self):\n    return self.items[-1] if self.items else None\n"
+    run = "from calc.stack import Stack\nprint(Stack().top())\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "calc/stack.py", "symbol": "Stack.top",
+                                                                 "code": wrong}}]),
+        Reply("I added Stack.top."),
+        Reply(tool_calls=[{"name": "run_python", "arguments": {"code": run}}]),
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "calc/stack.py", "symbol": "Stack.top",
+                                                                 "code": right}}]),
+        Reply("Stack.top returns the last item, or None when the stack is empty."))
+    approver = ScriptedApprover([Decision("approve")] * 8)
+    events, done, _ = await run_prompt(repo, ollama_server.url,
+                                       "Add a method top() to Stack that returns the last item, or None when empty",
+                                       approver, fast_config(repo))
+    asked = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
+    assert "adds the method Stack.top in calc/stack.py, and no test calls it" in asked
+    assert "'from calc.stack import Stack'" in asked
+    after_run = "\n".join(m.get("content") or "" for m in ollama_server.requests[3]["messages"])
+    assert "KeyError" in after_run  # the run's traceback is what the model sees next
+    assert done.reason == "complete" and "None when the stack is empty" in done.text
+    assert "else None" in (repo / "calc/stack.py").read_text()
+    notices = [e.message for e in of(events, "notice")]
+    assert sum("no test calls Stack.top" in n for n in notices) == 1  # asked once, not after the fix again
+
+
+async def test_a_new_function_a_changed_test_calls_is_not_run_again(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    repo = fx.build(tmp_path / "repo", FILES)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "",
+                                                               "new": "\n\ndef neg(a):\n    return -a\n"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {
+            "path": "tests/test_ops.py", "old": "",
+            "new": "\n\ndef test_neg():\n    from calc.ops import neg\n    assert neg(2) == -2\n"}}]),
+        Reply("I added neg and a test for it."))
+    approver = ScriptedApprover([Decision("approve")] * 6)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Add a function neg(a) to calc/ops.py with a test",
+                                       approver, fast_config(repo))
+    assert done.reason == "complete" and not any("no test calls" in e.message for e in of(events, "notice"))
+
+
+async def test_a_check_that_cannot_start_at_a_file_the_change_edited_goes_back_to_the_model(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the dev set (qs): an appended tape test with a quote left open stopped the run before any test
+    ("SyntaxError: Unexpected string"), and the turn ended "complete". A run that cannot start at a file this turn
+    changed is the change's doing: it goes back to the model."""
+    repo = fx.build(tmp_path / "repo", {**FILES, "tests/conftest.py": "import os\n"})
+    broken = "\n\nraise RuntimeError('left open')\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/conftest.py", "old": "", "new": broken}}]),
+        Reply("I changed the test setup."),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/conftest.py", "old": broken.strip(),
+                                                               "new": "# fixed"}}]),
+        Reply("I changed the test setup and fixed it."))
+    approver = ScriptedApprover([Decision("approve")] * 6)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Change the test setup in tests/conftest.py",
+                                       approver, fast_config(repo))
+    told = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
+    assert "could not even start" in told and "tests/conftest.py" in told
+    assert done.text == "I changed the test setup and fixed it."

@@ -62,6 +62,10 @@ class _Turn:
     tests_told: bool = False  # an "add a test" turn was told its edits added no test
     test_edits: int = 0  # edits of the tests refused because the developer said to keep them
     verifications: int = 0  # runs devagent started to check a change (at most checks.MAX_VERIFY a turn)
+    added_code: str = ""  # the diff of changes whose new definitions have not been run yet
+    exercised: bool = False  # the model was asked once to run a new definition no test calls
+    tests_run: list[str] = field(default_factory=list)  # the test selections run this turn
+    written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
 
 
 def _call_key(call: ToolCall) -> str:
@@ -227,7 +231,7 @@ class Agent:
                     if await checks.untouched(self, turn) or checks.no_new_test(self, turn):
                         constrained = True
                         continue
-                    if await checks.verify(self, turn):
+                    if await checks.verify(self, turn) or await checks.exercise(self, turn):
                         constrained = False
                         continue
                     return TurnDone("complete", text)
@@ -311,11 +315,14 @@ class Agent:
                 turn.failed_change = ""
                 turn.changed = True
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
+                turn.added_code += (self.last_result.diff if self.last_result else "") + "\n"
+                turn.written.update(re.findall(r"(?m)^\+\s*(?:async\s+)?(?:def|class)\s+(\w+)",
+                                               self.last_result.diff if self.last_result else ""))
                 turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
                 turn.problems = list(self.last_result.data.get("problems") or []) if self.last_result else []
                 if call is calls[-1] and self._checks_done(call):
                     done = await checks.done_check(self, turn)
-                    if done and not await checks.verify(self, turn):
+                    if done and not (await checks.verify(self, turn) or await checks.exercise(self, turn)):
                         return done
                 continue
             result = self.last_result
@@ -324,6 +331,10 @@ class Agent:
                 return done
             if result and result.ok and call.name == "run_tests":
                 turn.unverified = ""  # the model ran the tests after its change, and they passed
+            if result and call.name == "run_tests":
+                turn.tests_run.append(str(call.arguments.get("selection") or ""))
+            if result and result.ok and call.name == "run_python":
+                turn.added_code = ""  # the model ran code of its own after the change
             if result and not result.ok and not result.summary.startswith("rejected"):
                 turn.failed[key] = _short(result.output, 160)
                 if call.name in CHANGE_TOOLS:

@@ -129,8 +129,8 @@ async def show_before_replace(agent, call: ToolCall, turn: Any) -> bool:
     (a 1.5B model rewrote a 40-line unparse() from its name alone). True when it was shown."""
     path, symbol = str(call.arguments.get("path", "")), str(call.arguments.get("symbol", ""))
     if not path or not symbol or path in agent._reads or f"{path}::{symbol}" in agent._reads \
-            or (path, symbol) in turn.shown_defs:
-        return False
+            or (path, symbol) in turn.shown_defs or symbol.rsplit(".", 1)[-1] in turn.written:
+        return False  # read, shown, or written by the model itself in this turn
     from tui.symbols import find, outline_of
     from tui.engine.verify import _read
 
@@ -182,18 +182,63 @@ async def verify(agent, turn: Any) -> bool:
     agent.emit(Notice(f"checking the change: running {target.why} ({target.selection or 'the whole suite'})"))
     call = ToolCall("run_tests", {"selection": target.selection}, uuid.uuid4().hex[:8], "verify")
     await agent._handle(call)
+    turn.tests_run.append(target.selection)
     result = agent.last_result
     run = (result.data.get("test_run") or {}) if result else {}
     if result is None or result.ok or result.summary.startswith("rejected"):
         return False
     if not (run.get("failed") or run.get("errored")):
-        agent.emit(Notice(f"could not check the change: {result.summary}", "warning"))
-        return False
+        broke = [f for f in sorted(turn.touched) if f in (result.output or "")] \
+            if run.get("status") in ("collection_error", "no_counts", "not_started") else []
+        if not broke:
+            agent.emit(Notice(f"could not check the change: {result.summary}", "warning"))
+            return False
+        # The run stopped before any test, at a file this turn changed (a test appended with a quote left open):
+        # the change broke it, so it goes back to the model like a failure.
+        agent._append({"role": "user", "_tool": True, "content": (
+            f"devagent ran {target.why} to check your change, and it could not even start: the output above points "
+            f"at {broke[0]}, which your change edited. The developer asked: {_short(agent.prompt)} Fix {broke[0]} "
+            "with one JSON tool call.")})
+        turn.seen.clear()
+        return True
     agent._append({"role": "user", "_tool": True, "content": (
         f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
         f"{_short(agent.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
         "asked for (the request changes that behaviour), do not undo the change: answer in plain text and "
         "say which test fails and why.")})
+    turn.seen.clear()
+    return True
+
+
+async def exercise(agent, turn: Any) -> bool:
+    """A new function or method no test calls has never run: ask once for one run_python call that runs it in
+    the cases the request describes (seen on the dev set: FIFOCache.first_key() copied popitem's ``raise
+    KeyError`` where the request said "or None when the cache is empty"; the existing tests passed, the turn
+    ended "done"). True when the turn goes on."""
+    from tui.engine.newdefs import ADDS
+
+    if turn.exercised or not turn.added_code.strip() or "run_python" not in agent.tools or \
+            agent.config.model.verify == "off" or not agent.verifying or not ADDS.search(agent.prompt):
+        return False  # only a request that adds code ("rename add to plus" adds no new behaviour)
+    from tui.engine.verify import is_test, unexercised
+
+    diff, turn.added_code = turn.added_code, ""
+    seen = [f for f in turn.touched if is_test(f)] + list(turn.tests_run)
+    found = await asyncio.to_thread(unexercised, agent.ctx.repo, diff, seen)
+    if not found:
+        return False
+    turn.exercised = True
+    new = found[0]
+    what = f"the method {new.owner}.{new.name}" if new.owner else f"the function {new.name}"
+    imported = f"from {new.module} import {new.owner or new.name}" if new.module else ""
+    how = (f"creates a {new.owner}, calls its {new.name}" if new.owner else f"calls {new.name}")
+    agent.emit(Notice(f"checking the change: no test calls {new.owner + '.' if new.owner else ''}{new.name}; "
+                      "asking the model to run it"))
+    agent._append({"role": "user", "_tool": True, "content": (
+        f"Your change adds {what} in {new.path}, and no test calls it, so it has never run. Run it now: one "
+        f"run_python call whose code {('starts with ' + repr(imported) + ', then ') if imported else ''}{how} "
+        "in each case the developer's request describes, and prints each result. If a result is not what the "
+        f"request says, fix the code. The developer asked: {_short(agent.prompt)}")})
     turn.seen.clear()
     return True
 

@@ -45,13 +45,26 @@ def outline_counts(path: str, prompt: str) -> bool:
 
 
 def hint(repo: Path, prompt: str, files: list[str]) -> str:
-    """The run_python code that counts what a question asks about a named data or text file ('' otherwise)."""
+    """The run_python code that counts what a question asks about a named data or text file, or the exact count
+    of the definitions it asks about in a named source file ('' otherwise)."""
     if not is_question(prompt) or not COUNTS.search(prompt):
         return ""
     from tui.engine.mentions import mentioned
 
-    for path in mentioned(prompt, files, 5):
+    named = mentioned(prompt, files, 5)
+    if not named and wants_definition_count(prompt):  # "how many methods does LRUCache define": where it is
+        from tui.engine.grounding import defined_in
+
+        for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
+            path = defined_in(repo, name) if name[:1].isupper() or "_" in name else ""
+            if path:
+                return definition_count(repo, path, prompt)
+    for path in named:
         lower = path.lower()
+        if outline_counts(path, prompt):
+            counted = definition_count(repo, path, prompt)
+            if counted:
+                return counted
         if lower.endswith(DATA):
             return _intro(path) + _data_code(repo, path, prompt)
         if lower.endswith(TEXT) or (OCCURS.search(prompt) or LINES.search(prompt)) and not \
@@ -130,3 +143,62 @@ def _json(repo: Path, path: str) -> object:
         return json.loads(text) if text is not None else None
     except (ValueError, RecursionError):
         return None
+
+
+# What a definition count asks for, most specific first: (words in the question, what is counted).
+_KINDS = (
+    (re.compile(r"\btest(?:s|\s+(?:cases?|functions?|methods?))?\b", re.I), "test"),
+    (re.compile(r"\bmethods?\b", re.I), "method"),
+    (re.compile(r"\bfunctions?\b|\bdefs?\b", re.I), "function"),
+    (re.compile(r"\bsubclass(?:es)?\b|\bclass(?:es)?\b", re.I), "class"),
+    (re.compile(r"\bconstants?\b", re.I), "constant"),
+    (re.compile(r"\bfields?\b|\battributes?\b|\bpropert(?:y|ies)\b", re.I), "field"),
+)
+_ACCESS = ((re.compile(r"\bpublic\b", re.I), "public"), (re.compile(r"\bprivate\b", re.I), "private"),
+           (re.compile(r"\b(?:special|dunder|magic)\b", re.I), "special"))
+MAX_NAMES = 40
+
+
+def _access(name: str) -> str:
+    if name.startswith("__") and name.endswith("__"):
+        return "special"
+    return "private" if name.startswith(("_", "#")) else "public"
+
+
+def definition_count(repo: Path, path: str, prompt: str) -> str:
+    """"How many public functions does time.py define?": the number, counted from the file's outline, stated as
+    the answer to that question with the names (a 1.5B model shown "1 class, 13 functions (5 public, 8 private)"
+    answers with the first number it sees: 13, or 1)."""
+    from tui.safety.paths import read_text_or_none
+    from tui.symbols import outline_of, walk
+
+    text = read_text_or_none(repo, path, MAX_BYTES)
+    if text is None:
+        return ""
+    outline = outline_of(path, text)
+    if outline.error or outline.language != "python":  # JS: functions in object literals are not all outlined
+        return ""
+    kind = next((k for pattern, k in _KINDS if pattern.search(prompt)), "")
+    access = next((a for pattern, a in _ACCESS if pattern.search(prompt)), "")
+    if not kind:
+        return ""
+    symbols = list(walk(outline.symbols))
+    owner = next((s for s in symbols if s.kind == "class" and re.search(rf"\b{re.escape(s.name)}\b", prompt)), None)
+    if owner is not None and kind in ("method", "field", "test"):
+        symbols = [s for s in owner.children]
+    if kind == "test":
+        chosen = [s for s in symbols if s.kind in ("function", "method") and s.name.startswith("test")]
+    elif kind == "function" and owner is None:
+        chosen = [s for s in outline.symbols if s.kind == "function"]  # module level: a method is not a function
+    else:
+        chosen = [s for s in symbols if s.kind == kind]
+    if access:
+        chosen = [s for s in chosen if _access(s.name) == access]
+    names = list(dict.fromkeys(s.name for s in chosen))  # overloads and getter/setter pairs count once
+    what = {"test": "tests", "method": "methods", "function": "functions", "class": "classes",
+            "constant": "constants", "field": "fields"}[kind]
+    label = f"{access} {what}" if access else what
+    where = f"{owner.name} in {path}" if owner is not None else path
+    shown = ", ".join(names[:MAX_NAMES]) + (f", … {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
+    return (f"Counted exactly from the outline of {path}: {where} has {len(names)} {label}"
+            + (f" ({shown})" if names else "") + f". The answer to the question is {len(names)}.")

@@ -127,24 +127,37 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         "\n".join(lines)
 
 
-_FROM_TO = re.compile(r"\bfrom\s+(['\"`]?)([\w.\-+]+)\1\s+to\s+(['\"`]?)[\w.\-+]+\3", re.I)
+# The old value: quoted (anything up to the closing quote: '#text', '&', '%.1f') or a bare word or number.
+_VALUE = r"""(?:(['"`])([^'"`\s][^'"`]{0,40}?)\1|([\w.\-+]+))"""
+_FROM_TO = re.compile(rf"\bfrom\s+{_VALUE}\s+to\s+(?:(['\"`])[^'\"`]+\4|[\w.\-+]+)", re.I)
 
 
-_INSTEAD = re.compile(r"\binstead\s+of\s+(?:an?\s+|the\s+)?(['\"`]?)([\w.\-+]+)\1", re.I)
+_INSTEAD = re.compile(rf"\binstead\s+of\s+(?:an?\s+|the\s+)?{_VALUE}", re.I)
 # A character named in words, as it is written in a string literal of the source.
 NAMED = {"tab": r"\\t", "tabs": r"\\t", "newline": r"\\n", "newlines": r"\\n", "space": " ", "comma": ",",
          "semicolon": ";", "colon": ":", "pipe": r"\|", "dash": "-", "hyphen": "-", "underscore": "_", "dot": r"\.",
          "period": r"\.", "slash": "/", "backslash": r"\\\\"}
+# A number named in words ("four digits instead of three"): the code has the digits.
+NUMBERS = {word: str(n) for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
 
 
 def _old_value(prompt: str) -> re.Pattern[str] | None:
-    """The value a change request replaces: "from A to B", "B instead of A" (A in words: "a tab")."""
+    """The value a change request replaces: "from A to B", "B instead of A" (A in words: "a tab", "three";
+    quoted with its punctuation: "'$text' instead of '#text'")."""
     found = _FROM_TO.search(prompt) or _INSTEAD.search(prompt)
     if not found:
         return None
-    old = found.group(2)
-    if not found.group(1) and old.lower() in NAMED:
+    quoted, old = found.group(2), found.group(3)
+    if quoted:
+        return re.compile(rf"""(['"`]){re.escape(quoted)}\1""") if not re.fullmatch(r"[\w.\-+]+", quoted) else \
+            re.compile(rf"(?<![\w.]){re.escape(quoted)}(?![\w])")
+    old = old.rstrip(".")  # the sentence's full stop ("instead of three.")
+    if old.lower() in NAMED:
         return re.compile(rf"""(['"]){NAMED[old.lower()]}\1""")
+    if old.lower() in NUMBERS:
+        old = NUMBERS[old.lower()]
     return re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
 
 
@@ -157,10 +170,11 @@ def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> li
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
     hits: list[tuple[int, str]] = []
     for path, text in _sources(repo, files):
+        in_named_file = Path(path).stem.lower() in wanted  # "qs.stringify": lib/stringify.js before lib/parse.js
         for number, line in enumerate(text.splitlines(), 1):
             found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
             if found:
-                named = sum(1 for w in wanted if w in line.lower())
+                named = sum(1 for w in wanted if w in line.lower()) + in_named_file
                 assigned = re.search(r"[=:]\s*$", line[:found.start()]) is not None  # a setting, not prose
                 hits.append((named + 2 * assigned, f"{path}:{number}: {line.strip()[:WIDTH]}"))
     if not hits:

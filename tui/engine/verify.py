@@ -170,3 +170,48 @@ def choose(repo: Path, diff: str, files: list[str]) -> Target | None:
     if best is None:
         return None
     return Target(best[1], f"the tests of {best[2]}")
+
+
+@dataclass(frozen=True)
+class NewDef:
+    path: str
+    owner: str  # the class a method belongs to ('' for a function)
+    name: str
+    module: str  # how it is imported: cachetools, humanize.number
+
+
+def new_definitions(repo: Path, diff: str) -> list[NewDef]:
+    """Public functions and methods the diff adds whole to non-test Python files (not renamed or changed ones)."""
+    out: list[NewDef] = []
+    for rel, file_diff in _file_diffs(diff).items():
+        if not rel.endswith(".py") or is_test(rel):
+            continue
+        added = _added_lines(file_diff)
+        if not added:
+            continue
+        try:
+            tree = ast.parse(_read(repo, rel))
+        except (SyntaxError, ValueError):
+            continue
+        modules = _module_names(rel)
+        module = modules[1] if len(modules) > 2 else modules[0] if modules else ""
+
+        def whole(node: ast.AST) -> bool:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            return set(range(first, (node.end_lineno or node.lineno) + 1)) <= added
+
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_") \
+                    and whole(node):
+                out.append(NewDef(rel, "", node.name, module))
+            elif isinstance(node, ast.ClassDef) and not whole(node):
+                out += [NewDef(rel, node.name, m.name, module) for m in node.body
+                        if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and not m.name.startswith("_")
+                        and whole(m)]
+    return out
+
+
+def unexercised(repo: Path, diff: str, tests_seen: list[str]) -> list[NewDef]:
+    """The new definitions no test file of ``tests_seen`` (those the turn changed or ran) names."""
+    texts = [_read(repo, t.split("::", 1)[0]) for t in tests_seen]
+    return [d for d in new_definitions(repo, diff) if not any(re.search(rf"\b{re.escape(d.name)}\b", t) for t in texts)]

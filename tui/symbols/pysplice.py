@@ -230,6 +230,9 @@ def _split_imports(tree: ast.Module, code: str) -> tuple[list[str], str]:
 def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     """``text`` with ``symbol`` replaced by (or, when it does not exist, extended with) ``code``."""
     text, bom, wanted = prepared(text, symbol)
+    header = _new_header(text, wanted, code, rel)
+    if header is not None:
+        return Spliced(bom + header.text, header.action, header.qualname, header.start, header.end, header.note)
     tree, cleaned = parse_code(code)
     imports, code = _split_imports(tree, cleaned)
     tree = ast.parse(code) if imports else tree
@@ -271,6 +274,57 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     new_text = "\n".join(splice.lines) + "\n"
     first, last = located(python_symbols(new_text)[0], defined, start + shift, start + shift + len(block) - 1)
     return Spliced(bom + new_text, action, defined, first, last, note)
+
+
+_HEADER_ONLY = re.compile(r"\A\s*(?:async\s+)?def\s+(\w+)\s*\(.*\)\s*(?:->[^:]*)?:\s*(?:#.*)?\Z", re.S)
+
+
+def _new_header(text: str, wanted: str, code: str, rel: str) -> Spliced | None:
+    """``code`` that is only a new ``def`` line (``def metric(value, unit="", precision=4) -> str:``) for an
+    existing function: its signature is replaced and its body kept (a 1.5B model asked to change a default sends
+    just that line). A first ``self``/``cls`` the function never had is dropped (the model adds it to any def).
+    None when ``code`` is not a lone header of the function ``wanted`` names."""
+    cleaned = clean_code(code).strip()
+    shape = _HEADER_ONLY.match(cleaned)
+    if not shape or shape.group(1) != wanted.rsplit(".", 1)[-1]:
+        return None
+    try:
+        new = ast.parse(cleaned + "\n    pass\n").body
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if len(new) != 1 or not isinstance(new[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    found = [s for s in find(python_symbols(text)[0], wanted) if s.kind in ("function", "method")]
+    if len({s.qualname for s in found}) != 1:
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.lineno == found[0].line), None)
+    if node is None or node.body[0].lineno <= node.lineno:  # a one-line def has no header of its own
+        return None
+    lines = text.split("\n")
+    first, last = node.lineno, node.body[0].lineno - 1
+    while last > first and not lines[last - 1].rstrip().endswith(":"):  # a docstring or comment above the body
+        last -= 1
+    if not lines[last - 1].rstrip().endswith(":") and "#" not in lines[last - 1]:
+        return None
+    old_args = [a.arg for a in node.args.posonlyargs + node.args.args]
+    new_args = [a.arg for a in new[0].args.posonlyargs + new[0].args.args]
+    note = ""
+    if new_args[:1] in (["self"], ["cls"]) and old_args[:1] != new_args[:1]:
+        cleaned = re.sub(rf"\(\s*{new_args[0]}\s*(?:,\s*|(?=\)))", "(", cleaned, count=1)
+        note = f"the {new_args[0]} the new line added was left out: {found[0].qualname} never took one"
+    indent = lines[first - 1][:len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+    header = [indent + line if i == 0 else line for i, line in enumerate(cleaned.split("\n"))]
+    if header == lines[first - 1:last]:
+        return None
+    new_lines = lines[:first - 1] + header + lines[last:]
+    new_text = "\n".join(new_lines)
+    if parse(new_text)[1]:
+        return None
+    end = found[0].end + len(header) - (last - first + 1)
+    return Spliced(new_text, "changed the first line of", found[0].qualname, found[0].start, end,
+                   note or "its body was kept")
 
 
 def _where(error: str, start: int, size: int, rel: str) -> str:

@@ -106,7 +106,8 @@ def _scope(body: list[ast.stmt], lines: list[str], prefix: str, in_class: bool) 
                 if in_class or _CONSTANT.match(name) and not name.startswith("__"):
                     out.append(Symbol(name, kind, node.lineno, node.end_lineno or node.lineno, node.lineno,
                                       f"{prefix}{name}", indent=_indent(lines, node.lineno)))
-        elif not in_class and isinstance(node, (ast.If, ast.Try, ast.With)) and not is_main_guard(node):
+        elif isinstance(node, (ast.If, ast.Try, ast.With)) and not is_main_guard(node):
+            # module or class level: ``if not IS_JYTHON: def test_x(self)`` is a method like any other
             for part in ("body", "orelse", "finalbody"):
                 out.extend(_scope(getattr(node, part, []), lines, prefix, in_class))
             for handler in getattr(node, "handlers", []):

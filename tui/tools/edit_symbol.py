@@ -80,6 +80,8 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
     done = splice(rel, text, symbol, code)
     if done.action == "replaced":
+        done = _new_test_instead(rel, text, done, code) or done
+    if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
     if new == old and done.action == "replaced":  # a small model asked to add a test resends the existing one
@@ -99,19 +101,51 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     return proposal
 
 
-def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
-    """A long definition replaced by short code that keeps none of its lines is a small model pasting another
-    function under this name (a 177-line parse() became unparse's body): refused, with what to do."""
+def _stranger(rel: str, text: str, qualname: str, code: str) -> tuple[Any, int, int] | None:
+    """(the definition, its line count, the new code's) when short code that keeps none of a long definition's
+    lines would replace it; None otherwise."""
     from tui.tools.support.edits import kept_lines
 
     found = [sym for sym in walk(outline_of(rel, text).symbols) if sym.qualname == qualname]
     if not found:
-        return
+        return None
     sym = found[0]
     body = "\n".join(text.splitlines()[sym.start - 1:sym.end])
     kept, total = kept_lines(body, code)
     new_lines = sum(1 for line in code.splitlines() if line.strip())
-    if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4:
+    return (sym, total, new_lines) if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4 else None
+
+
+def _new_test_instead(rel: str, text: str, done: Any, code: str) -> Any:
+    """A long test replaced by a few lines that keep none of it, in a test file, is a new test under a taken name
+    (asked to add a test for negative numbers, a 1.5B model sends ``def test_intcomma(self): assert ...`` for the
+    43-line parametrized test_intcomma): added beside it under a name of its own, the old test kept. None when
+    that is not the case."""
+    from tui.symbols.model import is_test_file
+
+    parent, _, name = done.qualname.rpartition(".")
+    if language_of(rel) != "python" or not is_test_file(rel) or not name.startswith("test") or \
+            _stranger(rel, text, done.qualname, code) is None:
+        return None
+    taken = {sym.name for sym in walk(outline_of(rel, text).symbols)}
+    k = 2
+    while f"{name}_{k}" in taken:
+        k += 1
+    fresh = f"{name}_{k}"
+    renamed = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", code, count=1)
+    if renamed == code:
+        return None
+    added = splice(rel, text, f"{parent}.{fresh}" if parent else fresh, renamed)
+    added.note = f"{done.qualname} kept: the new code keeps none of its lines, so it is a new test, {fresh}"
+    return added
+
+
+def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
+    """A long definition replaced by short code that keeps none of its lines is a small model pasting another
+    function under this name (a 177-line parse() became unparse's body): refused, with what to do."""
+    stranger = _stranger(rel, text, qualname, code)
+    if stranger is not None:
+        sym, total, new_lines = stranger
         raise ToolError(f"That would replace all {total} lines of {qualname} ({rel} lines {sym.start}-{sym.end}) with "
                         f"{new_lines} lines that keep none of its code, so nothing was changed. To change a few "
                         f"lines of it use edit_file; outline(path=\"{rel}\", symbol=\"{qualname}\") shows its code.")

@@ -135,6 +135,52 @@ def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
     return (name, after[name][0]) if name else None
 
 
+def renamed_tests(rel: str, old: str, new: str) -> tuple[str, list[str]]:
+    """In a test file, a module-level test the edit adds under a name the file already uses (a 1.5B model asked
+    to "add a test" appends a second ``def test_intcomma``, which would silently replace the first) gets a free
+    name of its own, and a module-level test that takes ``self`` (pytest has no such fixture) loses it. The new
+    text and what was done, in words (unchanged, [] when nothing applies)."""
+    import ast
+
+    from tui.symbols.model import is_test_file
+
+    if not rel.endswith(".py") or not is_test_file(rel):
+        return new, []
+    try:
+        before, after = ast.parse(old or ""), ast.parse(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return new, []
+    known = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    had_self = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.args.args[:1] and n.args.args[0].arg == "self"}
+    taken = {n.name for n in ast.walk(after) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    lines = new.split("\n")
+    seen: dict[str, int] = {}
+    done: list[str] = []
+    for node in after.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+            continue
+        seen[node.name] = seen.get(node.name, 0) + 1
+        line = lines[node.lineno - 1]
+        name = node.name
+        if seen[name] > 1 and name in known | set(seen):
+            k = 2
+            while f"{name}_{k}" in taken:
+                k += 1
+            fresh = f"{name}_{k}"
+            taken.add(fresh)
+            line = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", line, count=1)
+            done.append(f"the new test is named {fresh} ({name} was taken)")
+            name = fresh
+        if node.args.args[:1] and node.args.args[0].arg == "self" and node.name not in had_self:
+            stripped = re.sub(r"\(\s*self\s*(?:,\s*|(?=\)))", "(", line, count=1)
+            if stripped != line:
+                line = stripped
+                done.append(f"{name} is a module-level test, so it takes no self")
+        lines[node.lineno - 1] = line
+    return ("\n".join(lines), done) if done else (new, [])
+
+
 def new_stub(rel: str, old: str, new: str) -> str:
     """A function the edit gives a body of only ``...`` ('' when none): a template sent back, not code (a 1.5B model
     sent a hint's own ``def peek(self, key, default=None):\n    ...``, which parses, passes every test and does
@@ -178,6 +224,9 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     if empty:
         raise ToolError(f"the body of {empty} is only `...`, so it would do nothing; nothing was changed. Send the "
                         "whole definition with the lines that do what the request asks in place of the `...`.")
+    after, renamed = renamed_tests(rel, before, after)
+    if renamed:
+        new = after.encode("utf-8")  # only a def line changed; the text keeps its own line endings
     broken = breaks_syntax(rel, before, after)
     if broken:
         raise ToolError(f"that would make {rel} stop parsing ({broken}); nothing was changed. Python statements "
@@ -194,8 +243,9 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     added = sum(h.added for h in index.hunks)
     removed = sum(h.removed for h in index.hunks)
     verb = "create" if old is None else "edit"
+    note = f" ({'; '.join(renamed)})" if renamed else ""
     return Proposal(
-        id=new_proposal_id(), kind="edit", tool=tool, summary=f"{verb} {rel} (+{added} -{removed})",
+        id=new_proposal_id(), kind="edit", tool=tool, summary=f"{verb} {rel} (+{added} -{removed}){note}",
         diff=diff, files=[rel], arguments=args,
     )
 
