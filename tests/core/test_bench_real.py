@@ -51,7 +51,8 @@ def test_task_data_has_the_promised_shape() -> None:
     for project in PROJECTS:
         assert len(project.source.sha256) == 64
         halves = Counter(t.half for t in project.tasks)
-        assert set(halves) == {"tune", "heldout"} and abs(halves["tune"] - halves["heldout"]) <= 1, project.name
+        assert set(halves) - {"dev"} == {"tune", "heldout"} and abs(halves["tune"] - halves["heldout"]) <= 1, \
+            project.name  # the dev set (session 7) is extra: the two halves stay balanced
         for task in project.tasks:
             assert set(task.plants) <= set(project.plants), task.id
             if not task.reference.edits:

@@ -108,3 +108,20 @@ def test_a_definition_count_is_stated_as_the_answer_to_the_question_asked(tmp_pa
     methods = hint(repo, "How many methods does the LRU class define?", names)  # no file named: where LRU is
     assert "LRU in pkg/cache.py has 3 methods (__init__, get, _touch)" in methods
     assert hint(repo, "How do the functions in pkg/time.py count?", names) == ""  # not a count question
+
+
+def test_the_keys_of_a_named_object_literal_are_counted(tmp_path: Path) -> None:
+    """Seen on the dev set (qs): "How many options does the defaults object in lib/stringify.js have?" was
+    answered with the outline's count of constants (11, not 17)."""
+    from tui.engine.counting import hint
+
+    files = {"lib/stringify.js": "var x = { a: 1 };\nvar defaults = {\n    allowDots: false,\n    encoder: utils.encode,"
+                                 "\n    serializeDate: function serializeDate(d) {\n        return { y: d };\n    },\n"
+                                 "    'quoted-key': 1,\n};\n",
+             "conf.py": "DEFAULTS = {'a': 1, 'b': {'c': 2}}\nOTHER = {}\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    js = hint(repo, "How many options does the defaults object in lib/stringify.js have?", list(files))
+    assert "the literal assigned to defaults has 4 top-level keys (allowDots, encoder, serializeDate, quoted-key)" in js
+    py = hint(repo, "How many keys does DEFAULTS in conf.py have?", list(files))
+    assert "DEFAULTS has 2 top-level keys ('a', 'b'). The answer to the question is 2." in py
+    assert "literal assigned" not in hint(repo, "How many functions does lib/stringify.js define?", list(files))

@@ -111,3 +111,26 @@ def test_a_value_quoted_with_punctuation_or_named_as_a_number_is_found(tmp_path:
     assert shown("Make metric round to four digits by default instead of three.")[0] == \
         "conv.py:5: def metric(value, precision=3):"
     assert shown("Make qs.stringify join with ';' by default instead of '&'.")[0] == "lib/stringify.js:2: delimiter: '&',"
+
+
+def test_a_certain_value_change_is_shown_as_the_whole_edit_file_call(tmp_path: Path) -> None:
+    """One best line, unique in its file, and a new value the request states: the call itself (the model copies
+    it); a tie between two lines, or no stated new value, shows the lines only."""
+    import json
+
+    files = {"conv.py": "def handler(cdata_key='#text'):\n    return cdata_key\n\n\ndef emit(cdata_key='#text'):\n"
+                        "    return 1\n\n\ndef metric(value, precision=3):\n    return round(value, precision)\n",
+             "lib/stringify.js": "var defaults = {\n    delimiter: '&',\n    parameterLimit: 1000\n};\n"}
+    repo = fx.build(tmp_path / "repo", files)
+
+    def call(prompt: str) -> dict | None:
+        text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
+        line = next((ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"')), None)
+        return json.loads(line)["arguments"] if line else None
+
+    assert call("Make metric round to four digits by default instead of three.") == {
+        "path": "conv.py", "old": "def metric(value, precision=3):", "new": "def metric(value, precision=4):"}
+    assert call("Make stringify join with ';' by default instead of '&'.") == {
+        "path": "lib/stringify.js", "old": "    delimiter: '&',", "new": "    delimiter: ';',"}
+    assert call("Raise the default parameterLimit from 1000 to 2000.")["new"] == "    parameterLimit: 2000"
+    assert call("Use '$text' instead of '#text' as the text key.") is None  # two lines tie: the lines only

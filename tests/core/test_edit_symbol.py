@@ -387,3 +387,41 @@ def test_a_new_test_under_a_taken_name_is_added_beside_the_old_one(tmp_path: "Pa
     assert "+def test_intcomma_2():" in appended.diff and "test_intcomma was taken" in appended.summary
     with pytest.raises(ToolError, match="a second time"):  # in the code under test it stays a refusal
         asyncio.run(propose_edit(ctx, {"path": "calc.py", "old": "", "new": "\n\ndef intcomma(v):\n    return v\n"}))
+
+
+def test_a_tape_test_given_to_edit_symbol_is_added_as_the_call_it_is() -> None:
+    """Seen on the dev set (qs): ``it('...', function (t) {...});`` was taken for a method and written as
+    ``function it('...', ...)``, which does not parse."""
+    src = "var test = require('tape');\n\ntest('a', function (t) {\n    t.end();\n});\n"
+    code = "test('isRegExp', function (t) {\n    t.equal(utils.isRegExp(/a/), true);\n    t.end();\n});\n"
+    out = splice_js(src, "isRegExp", code, "test/utils.js").text
+    assert out.endswith("\n\ntest('isRegExp', function (t) {\n    t.equal(utils.isRegExp(/a/), true);\n    t.end();\n});\n")
+    assert "function test(" not in out and "function isRegExp" not in out
+
+
+def test_a_second_module_exports_object_is_merged_into_the_first(tmp_path: "Path") -> None:
+    """Seen on the dev set (qs): asked to add and export isEmpty, the model appended
+    ``module.exports = { isEmpty: isEmpty };``, which replaced every other export (the whole suite broke: "options.
+    decoder is not a function"). The new name joins the existing object, which stands after every definition."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose as propose_edit
+
+    utils = "var merge = function merge(a, b) {\n    return a;\n};\n\nmodule.exports = {\n    merge: merge\n};\n"
+    repo = make_repo(tmp_path / "r", {"lib/utils.js": utils, "lib/other.js": "module.exports = { a: 1 };\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    added = "\nvar isEmpty = function isEmpty(obj) {\n    return Object.keys(obj).length === 0;\n};\n\n" \
+            "module.exports = {\n    isEmpty: isEmpty\n};\n"
+    proposal = asyncio.run(propose_edit(ctx, {"path": "lib/utils.js", "old": "", "new": added}))
+    from tui.tools.support.edits import merged_exports
+
+    merged, note = merged_exports("lib/utils.js", utils, utils + added)
+    assert merged.count("module.exports") == 1 and "isEmpty added to the existing module.exports" in note
+    assert merged.index("var isEmpty") < merged.index("module.exports")  # defined before it is exported
+    assert "    merge: merge,\n    isEmpty: isEmpty\n};" in merged
+    assert "isEmpty added to the existing module.exports" in proposal.summary
+    values = "module.exports = { b: function () {} };\n"  # not plain names: left as written
+    assert merged_exports("lib/other.js", "module.exports = { a: a };\n", "module.exports = { a: a };\n" + values)[1] == ""

@@ -61,6 +61,9 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
                 return definition_count(repo, path, prompt)
     for path in named:
         lower = path.lower()
+        entries = object_count(repo, path, prompt)
+        if entries:
+            return entries
         if outline_counts(path, prompt):
             counted = definition_count(repo, path, prompt)
             if counted:
@@ -202,3 +205,73 @@ def definition_count(repo: Path, path: str, prompt: str) -> str:
     shown = ", ".join(names[:MAX_NAMES]) + (f", … {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
     return (f"Counted exactly from the outline of {path}: {where} has {len(names)} {label}"
             + (f" ({shown})" if names else "") + f". The answer to the question is {len(names)}.")
+
+
+ENTRIES = re.compile(r"\b(?:options?|keys?|entries|entry|properties|property|settings?|items?|fields?|members?|values?)\b",
+                     re.I)
+
+
+def _literal_entries(path: str, text: str, name: str) -> list[str] | None:
+    """The top-level keys of the object/dict literal assigned to ``name`` in a JS or Python source (None: no such
+    literal)."""
+    if path.endswith(".py"):
+        import ast
+
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(node.value, ast.Dict):
+                return [ast.unparse(k) if k is not None else "**" for k in node.value.keys]
+        return None
+    from tui.symbols.jsscan import scan
+
+    result = scan(text)
+    tokens = result.tokens
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.text != name or tokens[i + 1].text != "=" or tokens[i + 2].text != "{" or \
+                (i and tokens[i - 1].text == "."):
+            continue
+        close = result.match.get(i + 2)
+        if close is None:
+            return None
+        keys, depth, expect_key = [], 0, True
+        for t in tokens[i + 3:close]:
+            if t.text in ("{", "(", "["):
+                depth += 1
+            elif t.text in ("}", ")", "]"):
+                depth -= 1
+            elif depth == 0 and t.text == ",":
+                expect_key = True
+            elif depth == 0 and expect_key and t.kind in ("id", "str", "num"):
+                keys.append(t.text.strip("'\""))
+                expect_key = False
+        return keys
+    return None
+
+
+def object_count(repo: Path, path: str, prompt: str) -> str:
+    """"How many options does the defaults object in lib/stringify.js have?": its top-level keys, counted from the
+    code (the outline lists definitions, not an object's keys; the 1.5B model answered with the outline's count
+    of constants)."""
+    from tui.safety.paths import read_text_or_none
+    from tui.symbols import language_of
+
+    if language_of(path) not in ("python", "js") or not ENTRIES.search(prompt):
+        return ""
+    text = read_text_or_none(repo, path, MAX_BYTES)
+    if text is None:
+        return ""
+    for name in dict.fromkeys(re.findall(r"`?\b([A-Za-z_$][\w$]{2,})\b`?", prompt)):
+        if name.lower() in ("how", "many", "the", "does", "have", "has", "object", "dict", "file") or \
+                name not in text:
+            continue
+        keys = _literal_entries(path, text, name)
+        if keys:
+            shown = ", ".join(keys[:MAX_NAMES]) + (f", … {len(keys) - MAX_NAMES} more" if len(keys) > MAX_NAMES else "")
+            return (f"Counted exactly from the code of {path}: the literal assigned to {name} has {len(keys)} "
+                    f"top-level keys ({shown}). The answer to the question is {len(keys)}.")
+    return ""

@@ -161,34 +161,96 @@ def _old_value(prompt: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])")
 
 
-def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
-    """For "raise the default X from 1000 to 2000" or "indent with two spaces instead of a tab": the source
-    lines with the old value, those that also name a word of the request first (``path:line: text``)."""
+def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, str, int, str, int]]:
+    """(score, path, line number, line, times that line occurs in its file), best first."""
     value = _old_value(prompt)
     if value is None:
         return []
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
-    hits: list[tuple[int, str]] = []
+    hits: list[tuple[int, str, int, str, int]] = []
     for path, text in _sources(repo, files):
         in_named_file = Path(path).stem.lower() in wanted  # "qs.stringify": lib/stringify.js before lib/parse.js
-        for number, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        for number, line in enumerate(lines, 1):
             found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
             if found:
                 named = sum(1 for w in wanted if w in line.lower()) + in_named_file
                 assigned = re.search(r"[=:]\s*$", line[:found.start()]) is not None  # a setting, not prose
-                hits.append((named + 2 * assigned, f"{path}:{number}: {line.strip()[:WIDTH]}"))
+                hits.append((named + 2 * assigned, path, number, line, lines.count(line)))
+    hits.sort(key=lambda h: -h[0])
+    return hits
+
+
+def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
+    """For "raise the default X from 1000 to 2000" or "indent with two spaces instead of a tab": the source
+    lines with the old value, those that also name a word of the request first (``path:line: text``)."""
+    hits = _value_hits(repo, prompt, files)
     if not hits:
         return []
-    best = max(n for n, _ in hits)
-    return [text for n, text in sorted(hits, key=lambda h: -h[0]) if n == best or len(hits) <= limit][:limit]
+    best = hits[0][0]
+    return [f"{path}:{number}: {line.strip()[:WIDTH]}" for n, path, number, line, _ in hits
+            if n == best or len(hits) <= limit][:limit]
+
+
+_NUMBER = r"\d+(?:\.\d+)?"
+
+
+def _new_value(prompt: str) -> str | None:
+    """What the old value becomes: "from A to B" -> B; "use B instead of A" -> the nearest value of A's kind
+    before "instead" (a quoted one for a quoted A, a number or number word for a number). None when unsure."""
+    found = _FROM_TO.search(prompt)
+    if found:
+        tail = found.group(0)
+        to = re.search(r"\bto\s+(?:(['\"`])([^'\"`]+)\1|([\w.\-+]+))\Z", tail)
+        if to:
+            value = to.group(2) or (to.group(3) or "").rstrip(".")
+            return NUMBERS.get(value.lower(), value) if not to.group(2) else value
+        return None
+    found = _INSTEAD.search(prompt)
+    if not found:
+        return None
+    before = prompt[:found.start()]
+    if found.group(2):  # quoted: the last quoted value before "instead"
+        quoted = re.findall(r"(['\"`])([^'\"`\s][^'\"`]{0,40}?)\1", before)
+        return quoted[-1][1] if quoted else None
+    old = found.group(3).rstrip(".").lower()
+    if old in NUMBERS or re.fullmatch(_NUMBER, old):
+        numbers = re.findall(rf"\b({_NUMBER}|{'|'.join(NUMBERS)})\b", before, re.I)
+        return NUMBERS.get(numbers[-1].lower(), numbers[-1]) if numbers else None
+    return None
+
+
+def value_call(repo: Path, prompt: str, files: list[str]) -> str:
+    """The whole edit_file call for a value change whose line is certain: one best line, unique in its file, and
+    a new value the request states ('' otherwise). A 1.5B model copies a call it is shown; a template it fills
+    in wrongly, a list of lines it often ignores."""
+    hits = _value_hits(repo, prompt, files)
+    new_value, old_value = _new_value(prompt), _old_value(prompt)
+    if not hits or new_value is None or old_value is None or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+        return ""
+    _, path, _, line, count = hits[0]
+    if count != 1:
+        return ""
+    found = old_value.search(line)
+    if found is None:
+        return ""
+    start, end = (found.start(0) + 1, found.end(0) - 1) if found.re.pattern.startswith("(['\"") else found.span()
+    new_line = line[:start] + new_value + line[end:]
+    if new_line == line:
+        return ""
+    import json
+
+    call = json.dumps({"name": "edit_file", "arguments": {"path": path, "old": line, "new": new_line}})
+    return f"The change is probably this one edit (check the line first if unsure):\n{call}"
 
 
 def value_hint(repo: Path, prompt: str, files: list[str]) -> str:
     lines = value_lines(repo, prompt, files)
     if not lines:
         return ""
+    call = value_call(repo, prompt, files)
     return ("The value to change is probably on one of these lines (path:line: text); change it with one edit_file "
-            "call whose old text is that line:\n" + "\n".join(lines))
+            "call whose old text is that line:\n" + "\n".join(lines) + (f"\n{call}" if call else ""))
 
 
 ASKS_WHERE = re.compile(r"\b(?:where|which\s+(?:\w+\s+)?file|what\s+file|in\s+which)\b", re.I)

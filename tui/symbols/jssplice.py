@@ -40,8 +40,8 @@ def _shape(code: str) -> str:
     parser = Parser(result)
     if tokens[0].text not in _DECLARES or tokens[0].text == "async" and parser.tok(1).text != "function":
         members = parser.members(0, len(tokens), "")
-        if members and members[0].kind == "method":
-            return "method"
+        if members and members[0].kind == "method" and "signature" not in members[0].marks:
+            return "method"  # ``name(...) {`` with a body; ``it('x', function (t) {...});`` is a call
     return "function" if js_symbols(code)[0] else ""
 
 

@@ -181,6 +181,52 @@ def renamed_tests(rel: str, old: str, new: str) -> tuple[str, list[str]]:
     return ("\n".join(lines), done) if done else (new, [])
 
 
+_EXPORTS_OBJECT = re.compile(r"^module\.exports\s*=\s*\{(?P<body>[^{}]*)\}\s*;?[ \t]*$", re.M)
+_EXPORT_ENTRY = re.compile(r"^\s*(?:(?P<key>[A-Za-z_$][\w$]*)\s*:\s*(?P<value>[A-Za-z_$][\w$.]*)|(?P<short>[A-Za-z_$][\w$]*))\s*$")
+
+
+def merged_exports(rel: str, old: str, new: str) -> tuple[str, str]:
+    """In a CommonJS module whose ``module.exports = { a: a, b: b }`` the edit repeats with only the new names
+    (a 1.5B model appends ``module.exports = { isEmpty: isEmpty };``, which would drop every other export), the
+    new names go into the existing object and the second assignment goes. The new text and a note ('' when it
+    does not apply, or when the second object is not plain names)."""
+    if not rel.endswith((".js", ".cjs", ".mjs", ".jsx", ".ts")):
+        return new, ""
+    if len(_EXPORTS_OBJECT.findall(old or "")) != 1:
+        return new, ""
+    found = list(_EXPORTS_OBJECT.finditer(new))
+    if len(found) != 2:
+        return new, ""
+    first, second = found
+    entries = []
+    for part in [p for p in second.group("body").split(",") if p.strip()]:
+        m = _EXPORT_ENTRY.match(part)
+        if not m:
+            return new, ""
+        key = m.group("key") or m.group("short")
+        entries.append((key, part.strip()))
+    have = {(_EXPORT_ENTRY.match(p).group("key") or _EXPORT_ENTRY.match(p).group("short"))  # type: ignore[union-attr]
+            for p in first.group("body").split(",") if p.strip() and _EXPORT_ENTRY.match(p)}
+    added = [(k, text) for k, text in entries if k not in have]
+    body = first.group("body")
+    lines = body.rstrip().split("\n")
+    indent = re.match(r"\s*", lines[-1]).group(0) if len(lines) > 1 else " "  # type: ignore[union-attr]
+    if added:
+        body = body.rstrip()
+        body = body + ("," if not body.endswith(",") else "") + "".join(
+            f"\n{indent}{text}" if "\n" in first.group("body") else f" {text}," for _, text in added)
+        body = body.rstrip(",") + ("\n" if "\n" in first.group("body") else " ")
+    # The merged object stands where the second one stood, after every definition (a ``var`` above it is
+    # assigned by then; at the first one's place it would still be undefined).
+    merged_object = new[first.start():first.start("body")] + body + new[first.end("body"):first.end()]
+    before_first = new[:first.start()].rstrip("\n")
+    between = new[first.end():second.start()].strip("\n")
+    merged = "\n\n".join(part for part in (before_first, between, merged_object) if part) + new[second.end():]
+    merged = merged if merged.endswith("\n") else merged + "\n"
+    names = ", ".join(k for k, _ in added) or "nothing new"
+    return merged, f"{names} added to the existing module.exports (a second module.exports = {{...}} would drop the rest)"
+
+
 def new_stub(rel: str, old: str, new: str) -> str:
     """A function the edit gives a body of only ``...`` ('' when none): a template sent back, not code (a 1.5B model
     sent a hint's own ``def peek(self, key, default=None):\n    ...``, which parses, passes every test and does
@@ -225,6 +271,9 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
         raise ToolError(f"the body of {empty} is only `...`, so it would do nothing; nothing was changed. Send the "
                         "whole definition with the lines that do what the request asks in place of the `...`.")
     after, renamed = renamed_tests(rel, before, after)
+    after, exported = merged_exports(rel, before, after)
+    if exported:
+        renamed.append(exported)
     if renamed:
         new = after.encode("utf-8")  # only a def line changed; the text keeps its own line endings
     broken = breaks_syntax(rel, before, after)
