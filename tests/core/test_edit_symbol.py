@@ -352,6 +352,8 @@ def test_a_lone_new_def_line_changes_the_signature_and_keeps_the_body(tmp_path: 
     assert "    def size(self, scale=3):\n        return 2 * scale\n" in method  # a multi-line header, one line now
     with pytest.raises(ToolError, match="does not parse"):  # another function's header is not this one's
         splice_python(src, "metric", "def other(value):", "m.py")
+    whole = splice_python(src, "metric", "def metric(self, value):\n    # make sure (of it)\n    return value\n", "m.py")
+    assert whole.action == "replaced" and "    return value\n" in whole.text  # a def with a body is a whole def
     repo = make_repo(tmp_path / "r", {"m.py": src})
     ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
     proposal = asyncio.run(propose(ctx, {"path": "m.py", "symbol": "metric",
@@ -425,3 +427,18 @@ def test_a_second_module_exports_object_is_merged_into_the_first(tmp_path: "Path
     assert "isEmpty added to the existing module.exports" in proposal.summary
     values = "module.exports = { b: function () {} };\n"  # not plain names: left as written
     assert merged_exports("lib/other.js", "module.exports = { a: a };\n", "module.exports = { a: a };\n" + values)[1] == ""
+
+
+def test_a_test_the_model_sends_again_replaces_the_one_it_added() -> None:
+    """Seen on the dev set after the renaming above: the model appended its test four more times, each a little
+    longer (test_intcomma_2, _2_2, ...). Within a turn, a resend is a revision of the test it added."""
+    from tui.tools.support.edits import renamed_tests
+
+    start = "import calc\n\n\ndef test_intcomma():\n    assert calc.intcomma(1) == '1'\n"
+    first, done = renamed_tests("tests/test_calc.py", start, start + "\n\ndef test_intcomma(self):\n    assert 1\n", start)
+    assert "def test_intcomma_2():\n    assert 1\n" in first and "test_intcomma was taken" in done[0]
+    for again in ("def test_intcomma_2(self):\n    assert 2\n", "def test_intcomma(self):\n    assert 3\n"):
+        revised, done = renamed_tests("tests/test_calc.py", first, first + "\n\n" + again, start)
+        assert revised.count("def test_intcomma_2():") == 1 and revised.count("def test_intcomma():") == 1
+        assert again.splitlines()[1] in revised and "assert 1\n" not in revised
+        assert "it replaces test_intcomma_2, which this request added" in done

@@ -715,3 +715,47 @@ async def test_a_check_that_cannot_start_at_a_file_the_change_edited_goes_back_t
     told = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
     assert "could not even start" in told and "tests/conftest.py" in told
     assert done.text == "I changed the test setup and fixed it."
+
+
+async def test_tests_that_pin_the_value_a_request_changes_do_not_undo_the_change(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the dev set: "show four digits by default instead of three" was made in one edit; the check's
+    failures (tests expecting three digits) came back as "fix the code", with a pointer to the function, and the
+    model put the old default back. For a value-change request those failures are expected: the change stays."""
+    files = {**FILES, "calc/ops.py": CALC + "\n\ndef scale(x, factor=2):\n    return x * factor\n",
+             "tests/test_ops.py": FILES["tests/test_ops.py"] + "\n\ndef test_scale():\n    from calc.ops import scale\n"
+                                                               "    assert scale(1) == 2\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "factor=2", "new": "factor=3"}}]),
+        Reply("scale now uses 3 by default."),
+        Reply("scale now uses 3 by default; tests/test_ops.py::test_scale expects the old default of 2."))
+    approver = ScriptedApprover([Decision("approve")] * 4)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Make scale use 3 by default instead of 2.",
+                                       approver, fast_config(repo))
+    told = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
+    assert "Your change stays: do not undo it." in told and "Unless the test itself is wrong" not in told
+    assert done.reason == "complete" and "expects the old default" in done.text
+    assert "factor=3" in (repo / "calc/ops.py").read_text()
+    assert any("the change is kept" in e.message for e in of(events, "notice"))
+
+
+async def test_a_run_python_call_whose_code_loops_is_run_with_the_repeats_kept_once(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the dev set: asked to try its new method, the model wrote ``print(cache.first_key())`` forty times;
+    the cut reply was dropped twice and the method never ran. The code up to the loop runs, each repeat once."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    looping = '{"name": "run_python", "arguments": {"code": "from calc import add\\n' + \
+        "print(add(1, 2))\\n" * 300 + '"}}'
+    ollama_server.push(Reply(chunks=[looping[i:i + 40] for i in range(0, len(looping), 40)], delay=0.002),
+                       Reply("add(1, 2) is 3."))
+    approver = ScriptedApprover([Decision("approve")] * 2)
+    events, done, _ = await run_prompt(repo, ollama_server.url, "What does add(1, 2) give? Run it.", approver)
+    notices = " ".join(n.message for n in of(events, "notice"))
+    assert "repeated itself; running it with the repeats kept once" in notices
+    runs = [p for p in approver.asked if p.tool == "run_python"]
+    assert len(runs) == 1 and runs[0].arguments["code"] == "from calc import add\nprint(add(1, 2))\n"
+    from tui.engine.modelstep import salvage_looped_run
+
+    assert salvage_looped_run('{"name": "write_file", "arguments": {"content": "x\\nx\\n') is None  # run_python only
+    assert salvage_looped_run('{"name": "run_python", "arguments": {"code": "if x:\\n') is None  # must compile

@@ -66,6 +66,7 @@ class _Turn:
     exercised: bool = False  # the model was asked once to run a new definition no test calls
     tests_run: list[str] = field(default_factory=list)  # the test selections run this turn
     written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
+    behaviour_changed: bool = False  # the check failed on tests that pin the behaviour the request changes
 
 
 def _call_key(call: ToolCall) -> str:
@@ -166,6 +167,10 @@ class Agent:
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 continue
+            salvaged = modelstep.salvage_looped_run(text) if self.looped else None
+            if salvaged:  # a run_python call whose code looped: its lines up to the loop are still worth running
+                self.emit(Notice("the model's run_python code repeated itself; running it with the repeats kept once"))
+                text, native, self.looped = salvaged, [], False
             if self.looped:  # a reply cut in a loop is neither an answer nor a call: once, ask again; then stop
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
@@ -377,7 +382,8 @@ class Agent:
         self.emit(ToolCallFinished(call_id=call_id, name=call.name, ok=result.ok, summary=result.summary,
                                    output=bound(result.output, 4000), diff=result.diff))
         body = result.output if result.ok else f"ERROR: {result.output}"
-        if call.name == "run_tests" and not result.ok:
+        if call.name == "run_tests" and not result.ok and not (call.source == "verify" and
+                                                               checks.changes_behaviour(self.prompt)):
             self._suspects = checks.suspects(self, result) or self._suspects
             body += self._suspects
         if call.name != "read_file":

@@ -160,6 +160,14 @@ def suspects(agent, result: ToolResult) -> str:
     return f"\n{text}" if text else ""
 
 
+def changes_behaviour(prompt: str) -> bool:
+    """A request to change a value the code has ("from 1000 to 2000", "';' instead of '&'"): tests pinning the old
+    value are expected to fail after it."""
+    from tui.engine.described import _old_value
+
+    return not is_question(prompt) and _old_value(prompt) is not None
+
+
 async def verify(agent, turn: Any) -> bool:
     """Run the tests that exercise this turn's unverified change; True when they failed and the model was
     told (the turn goes on). Rejected, impossible or passing runs let the turn end."""
@@ -200,6 +208,19 @@ async def verify(agent, turn: Any) -> bool:
             f"at {broke[0]}, which your change edited. The developer asked: {_short(agent.prompt)} Fix {broke[0]} "
             "with one JSON tool call.")})
         turn.seen.clear()
+        return True
+    if changes_behaviour(agent.prompt) and not failing:
+        # "Show four digits by default instead of three": tests that pin the old value now fail, as they must.
+        # Seen on the dev set: told to fix the code, the model put the old default back and the turn ended.
+        agent.emit(Notice(f"checking the change: {run.get('failed') or run.get('errored')} tests fail; the request "
+                          "changes behaviour they check, so the change is kept", "warning"))
+        agent._append({"role": "user", "_tool": True, "content": (
+            f"devagent ran {target.why}: the failures above expect the old behaviour, which the developer asked to "
+            f"change ({_short(agent.prompt)}). Your change stays: do not undo it. If the developer asked for the "
+            "tests to be updated, update their expected values; otherwise answer in plain text: what you changed, "
+            "and which tests now fail because they expect the old behaviour.")})
+        turn.seen.clear()
+        turn.behaviour_changed = True
         return True
     agent._append({"role": "user", "_tool": True, "content": (
         f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "

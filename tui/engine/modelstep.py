@@ -7,6 +7,7 @@ The loop (agent.py) decides what to do with a reply; this module only gets it. N
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from typing import Any
@@ -149,3 +150,35 @@ async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[
             emit(ServerStatus("connected", host, agent.info.name))
         return "".join(parts), calls
     raise AssertionError("unreachable")
+
+
+_CUT_RUN = re.compile(r'\{\s*"name"\s*:\s*"run_python"\s*,\s*"arguments"\s*:\s*\{\s*"code"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def salvage_looped_run(text: str) -> str | None:
+    """A run_python call whose code looped (``print(c.first_key())`` forty times) and was cut mid-string: the
+    call with its code up to the last whole line and each run of repeated lines kept once, as complete JSON.
+    Seen on the dev set: the run devagent asked for, to try a new method, was lost to the cut twice. None when
+    the text is not such a call."""
+    found = _CUT_RUN.search(text)
+    if not found:
+        return None
+    raw = found.group(1)
+    cut = raw.rfind("\\n")
+    if cut <= 0:
+        return None
+    try:
+        code = json.loads(f'"{raw[:cut]}"')
+    except ValueError:
+        return None
+    kept: list[str] = []
+    for line in code.split("\n"):
+        if line.strip() and kept and line == kept[-1]:
+            continue
+        kept.append(line)
+    code = "\n".join(kept).rstrip() + "\n"
+    try:
+        compile(code, "<run_python>", "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return json.dumps({"name": "run_python", "arguments": {"code": code}})

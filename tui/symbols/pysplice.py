@@ -276,7 +276,7 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     return Spliced(bom + new_text, action, defined, first, last, note)
 
 
-_HEADER_ONLY = re.compile(r"\A\s*(?:async\s+)?def\s+(\w+)\s*\(.*\)\s*(?:->[^:]*)?:\s*(?:#.*)?\Z", re.S)
+_HEADER_ONLY = re.compile(r"\A\s*(?:async\s+)?def\s+(\w+)\s*\(")
 
 
 def _new_header(text: str, wanted: str, code: str, rel: str) -> Spliced | None:
@@ -289,12 +289,18 @@ def _new_header(text: str, wanted: str, code: str, rel: str) -> Spliced | None:
     if not shape or shape.group(1) != wanted.rsplit(".", 1)[-1]:
         return None
     try:
+        ast.parse(cleaned)
+        return None  # it parses: a definition with a body, not a lone header
+    except (SyntaxError, ValueError, RecursionError):
+        pass
+    try:
         new = ast.parse(cleaned + "\n    pass\n").body
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-    if len(new) != 1 or not isinstance(new[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
+    if len(new) != 1 or not isinstance(new[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+            len(new[0].body) != 1 or new[0].body[0].lineno <= cleaned.count("\n") + 1:
+        return None  # the body is only the ``pass`` added here
     found = [s for s in find(python_symbols(text)[0], wanted) if s.kind in ("function", "method")]
     if len({s.qualname for s in found}) != 1:
         return None

@@ -135,11 +135,13 @@ def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
     return (name, after[name][0]) if name else None
 
 
-def renamed_tests(rel: str, old: str, new: str) -> tuple[str, list[str]]:
+def renamed_tests(rel: str, old: str, new: str, turn_start: str | None = None) -> tuple[str, list[str]]:
     """In a test file, a module-level test the edit adds under a name the file already uses (a 1.5B model asked
     to "add a test" appends a second ``def test_intcomma``, which would silently replace the first) gets a free
-    name of its own, and a module-level test that takes ``self`` (pytest has no such fixture) loses it. The new
-    text and what was done, in words (unchanged, [] when nothing applies)."""
+    name of its own, once per turn: when the model sends it again (the same name, or the original one), that is a
+    revision of the test it added, which it replaces. A module-level test that takes ``self`` (pytest has no such
+    fixture) loses it. The new text and what was done, in words (unchanged, [] when nothing applies).
+    ``turn_start`` is the file as the turn found it (what was there before the model's own additions)."""
     import ast
 
     from tui.symbols.model import is_test_file
@@ -148,29 +150,40 @@ def renamed_tests(rel: str, old: str, new: str) -> tuple[str, list[str]]:
         return new, []
     try:
         before, after = ast.parse(old or ""), ast.parse(new)
+        original = ast.parse(turn_start) if turn_start is not None else before
     except (SyntaxError, ValueError, RecursionError):
         return new, []
-    known = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    had_self = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and n.args.args[:1] and n.args.args[0].arg == "self"}
-    taken = {n.name for n in ast.walk(after) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    funcs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    first_names = {n.name for n in original.body if isinstance(n, (*funcs, ast.ClassDef))}
+    had_self = {n.name for n in before.body if isinstance(n, funcs) and n.args.args[:1] and n.args.args[0].arg == "self"}
+    taken = {n.name for n in ast.walk(after) if isinstance(n, (*funcs, ast.ClassDef))}
+    tests = [n for n in after.body if isinstance(n, funcs) and n.name.startswith("test")]
     lines = new.split("\n")
-    seen: dict[str, int] = {}
+    drop: list[tuple[int, int]] = []  # line spans of earlier copies a revision replaces
     done: list[str] = []
-    for node in after.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
-            continue
-        seen[node.name] = seen.get(node.name, 0) + 1
+    for index, node in enumerate(tests):
+        earlier = [t for t in tests[:index] if t.name == node.name and (t.lineno, t.end_lineno) not in
+                   [(a, b) for a, b in drop]]
         line = lines[node.lineno - 1]
         name = node.name
-        if seen[name] > 1 and name in known | set(seen):
-            k = 2
-            while f"{name}_{k}" in taken:
-                k += 1
-            fresh = f"{name}_{k}"
-            taken.add(fresh)
+        if earlier:
+            base = re.sub(r"(?:_\d+)+$", "", name) or name
+            mine = [t for t in tests[:index] if re.fullmatch(rf"{re.escape(base)}(?:_\d+)*", t.name)
+                    and t.name not in first_names]
+            if name not in first_names or mine:  # a revision of the test this turn added: it replaces that one
+                target = mine[-1] if mine else earlier[-1]
+                start = min([target.lineno] + [d.lineno for d in target.decorator_list])
+                drop.append((start, target.end_lineno or target.lineno))
+                fresh = target.name
+                done.append(f"it replaces {fresh}, which this request added")
+            else:
+                k = 2
+                while f"{base}_{k}" in taken:
+                    k += 1
+                fresh = f"{base}_{k}"
+                taken.add(fresh)
+                done.append(f"the new test is named {fresh} ({name} was taken)")
             line = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", line, count=1)
-            done.append(f"the new test is named {fresh} ({name} was taken)")
             name = fresh
         if node.args.args[:1] and node.args.args[0].arg == "self" and node.name not in had_self:
             stripped = re.sub(r"\(\s*self\s*(?:,\s*|(?=\)))", "(", line, count=1)
@@ -178,7 +191,12 @@ def renamed_tests(rel: str, old: str, new: str) -> tuple[str, list[str]]:
                 line = stripped
                 done.append(f"{name} is a module-level test, so it takes no self")
         lines[node.lineno - 1] = line
-    return ("\n".join(lines), done) if done else (new, [])
+    if not done:
+        return new, []
+    for start, stop in sorted(drop, reverse=True):
+        del lines[start - 1:stop]
+    text = re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines))
+    return text, list(dict.fromkeys(done))
 
 
 _EXPORTS_OBJECT = re.compile(r"^module\.exports\s*=\s*\{(?P<body>[^{}]*)\}\s*;?[ \t]*$", re.M)
@@ -270,7 +288,9 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
     if empty:
         raise ToolError(f"the body of {empty} is only `...`, so it would do nothing; nothing was changed. Send the "
                         "whole definition with the lines that do what the request asks in place of the `...`.")
-    after, renamed = renamed_tests(rel, before, after)
+    start = ctx.turn_start.get(rel)  # absent: not edited yet this turn (before is the turn's start); None: created
+    after, renamed = renamed_tests(rel, before, after, start.decode("utf-8", "replace") if isinstance(start, bytes)
+                                   else "" if rel in ctx.turn_start else None)
     after, exported = merged_exports(rel, before, after)
     if exported:
         renamed.append(exported)
