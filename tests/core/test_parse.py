@@ -182,3 +182,15 @@ def test_near_miss_argument_names_of_the_symbol_tools_are_repaired() -> None:
     [other] = extract_tool_calls('{"name": "edit_file", "arguments": {"file": "a.py", "old": "a", "new": "b"}}',
                                  names).calls
     assert other.arguments == {"file": "a.py", "old": "a", "new": "b"}
+
+
+def test_an_escaped_quote_is_read_the_way_the_code_needs_it() -> None:
+    """Seen on the dev set (qs): ``'is false for the string \\'a\\''`` in a JSON argument lost its backslashes
+    (``\\'`` is no JSON escape; the Python-literal fallback read it as ``'``), and the new tape test did not parse.
+    A string with bare quotes keeps them; one whose every quote is escaped was over-escaped for JSON."""
+    names = {"edit_file", "run_python"}
+    kept = extract_tool_calls(r'''{"name": "edit_file", "arguments": {"path": "t.js", "old": "", "new": '''
+                              r'''"it('is false for \'a\'', function (t) {\n});"}}''', names).calls[0]
+    assert kept.arguments["new"] == "it('is false for \\'a\\'', function (t) {\n});"
+    plain = extract_tool_calls(r'''{"name": "run_python", "arguments": {"code": "print(\'x\')"}}''', names).calls[0]
+    assert plain.arguments["code"] == "print('x')"

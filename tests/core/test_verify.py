@@ -759,3 +759,26 @@ async def test_a_run_python_call_whose_code_loops_is_run_with_the_repeats_kept_o
 
     assert salvage_looped_run('{"name": "write_file", "arguments": {"content": "x\\nx\\n') is None  # run_python only
     assert salvage_looped_run('{"name": "run_python", "arguments": {"code": "if x:\\n') is None  # must compile
+
+
+async def test_a_new_test_that_calls_nothing_the_request_names_is_pointed_out_once(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the dev set (qs): asked for isEmpty and a test for it, the model appended a copy of the file's
+    first test (it called utils.combine), the suite passed, and the turn ended with no test of isEmpty."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    copy = "\n\ndef test_add_again():\n    assert add(2, 3) == 5\n"
+    real = "\n\ndef test_neg():\n    from calc.ops import neg\n    assert neg(2) == -2\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "calc/ops.py", "old": "",
+                                                               "new": "\n\ndef neg(a):\n    return -a\n"}}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "", "new": copy}}]),
+        Reply("I added neg and a test."),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_ops.py", "old": "", "new": real}}]),
+        Reply("I added neg and a test for it."))
+    approver = ScriptedApprover([Decision("approve")] * 8)
+    events, done, _ = await run_prompt(repo, ollama_server.url,
+                                       "Add a function neg(a) to calc/ops.py and add a test for it to tests/test_ops.py",
+                                       approver, fast_config(repo))
+    told = "\n".join(m.get("content") or "" for m in ollama_server.requests[3]["messages"])
+    assert "the test you added does not call neg" in told
+    assert done.text == "I added neg and a test for it." and "def test_neg" in (repo / "tests/test_ops.py").read_text()

@@ -66,6 +66,7 @@ class _Turn:
     exercised: bool = False  # the model was asked once to run a new definition no test calls
     tests_run: list[str] = field(default_factory=list)  # the test selections run this turn
     written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
+    subject_told: bool = False  # the new test was told once that it calls nothing the request names
     behaviour_changed: bool = False  # the check failed on tests that pin the behaviour the request changes
 
 
@@ -321,7 +322,7 @@ class Agent:
                 turn.changed = True
                 turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
                 turn.added_code += (self.last_result.diff if self.last_result else "") + "\n"
-                turn.written.update(re.findall(r"(?m)^\+\s*(?:async\s+)?(?:def|class)\s+(\w+)",
+                turn.written.update(re.findall(r"(?m)^\+\s*(?:export\s+)?(?:async\s+)?(?:def|class|function)\s+([\w$]+)",
                                                self.last_result.diff if self.last_result else ""))
                 turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
                 turn.problems = list(self.last_result.data.get("problems") or []) if self.last_result else []

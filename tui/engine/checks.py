@@ -60,14 +60,21 @@ def no_new_test(agent, turn: Any) -> bool:
     from tui.engine.verify import _read
 
     counts = []
+    added: list[str] = []  # lines the turn added to test files that gained a test
     for path in sorted(p for p in turn.touched if is_test(p)):
         start = agent.ctx.turn_start.get(path)
         now = _read(agent.ctx.repo, path) or None  # inside the work tree, a regular file (never a FIFO's wait)
         before = count_tests(path, start.decode("utf-8", "replace")) if start is not None else 0
         after = count_tests(path, now) if now is not None else None
-        if before is None or after is None or after > before:
-            return False  # a new test, or a file that cannot be judged
+        if before is None or after is None:
+            return False  # a file that cannot be judged
+        if after > before:
+            old_lines = set((start or b"").decode("utf-8", "replace").splitlines())
+            added += [line for line in (now or "").splitlines() if line not in old_lines]
+            continue
         counts.append((path, after))
+    if added:
+        return _test_misses_subject(agent, turn, added)
     if not counts:
         return False
     turn.tests_told = True
@@ -76,6 +83,33 @@ def no_new_test(agent, turn: Any) -> bool:
         f"Not done yet: {path} has {n} tests, as many as before your change, so no test was added. The developer "
         f"asked: {_short(agent.prompt)} Add the test itself with one JSON tool call. "
         f"{example(agent.ctx.repo, path, agent.prompt)}"))
+    return True
+
+
+_CALLED = re.compile(r"(?:\b|\.)([A-Za-z_$][\w$]{2,})\(|\.([A-Za-z_$][\w$]{2,})\b")  # isEmpty(obj), utils.isRegExp
+
+
+def _test_misses_subject(agent, turn: Any, added: list[str]) -> bool:
+    """The new test calls none of what the request is about (asked for a test of isEmpty, the model appended a
+    copy of the file's first test): said once, with the names (True). The subjects are the calls the request
+    writes out (``isEmpty(obj)``, ``utils.isRegExp``) and what this turn defined outside the tests."""
+    if turn.subject_told:
+        return False
+    from tui.engine.newdefs import _is_test as _test_path
+
+    named = {a or b for a, b in _CALLED.findall(re.sub(r"\S+\.(?:py|js|ts|mjs|cjs|json|md)\b", "", agent.prompt))} - \
+        {"test", "tests"}  # file names are not subjects
+    written = {n for n in turn.written if not n.startswith("test")} if any(
+        not _test_path(p) for p in turn.touched) else set()
+    subjects = sorted(n for n in named | written if n)
+    text = "\n".join(added)
+    if not subjects or any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) for n in subjects):
+        return False
+    turn.subject_told = True
+    agent._ask_again("the new test does not call what the request is about", (
+        f"Not done yet: the test you added does not call {' or '.join(subjects[:3])}, so it does not check what "
+        f"the developer asked about. The developer asked: {_short(agent.prompt)} Change the new test so it calls "
+        f"{subjects[0]} and checks what it returns, with one JSON tool call."))
     return True
 
 

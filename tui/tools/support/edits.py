@@ -301,6 +301,13 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
         raise ToolError(f"that would make {rel} stop parsing ({broken}); nothing was changed. Python statements "
                         "go on lines of their own, indented under the line they belong to: send the edit again with "
                         "the new lines written out as they will stand in the file.")
+    from tui.tools.support.jscheck import breaks_js
+
+    js_broken = breaks_js(ctx.repo, rel, before if old is not None else None, after)
+    if js_broken:
+        raise ToolError(f"that would make {rel} stop parsing ({js_broken}); nothing was changed. Check the quotes "
+                        "and brackets of the new code (a quote inside a '...' string is written \\' ) and send the "
+                        "edit again.")
     twice = redefined(rel, before, after)
     if twice:
         raise ToolError(f"that would define {twice[0]} a second time in {rel} (the first is at line {twice[1]}), "
