@@ -782,3 +782,27 @@ async def test_a_new_test_that_calls_nothing_the_request_names_is_pointed_out_on
     told = "\n".join(m.get("content") or "" for m in ollama_server.requests[3]["messages"])
     assert "the test you added does not call neg" in told
     assert done.text == "I added neg and a test for it." and "def test_neg" in (repo / "tests/test_ops.py").read_text()
+
+
+async def test_a_run_of_the_new_method_that_prints_nothing_is_asked_to_print(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on the tune half: asked to run its new peek(), the model called it ten times and printed nothing
+    ("exit code 0, no output"), then answered that it works; it returned None for every key."""
+    files = {**FILES, "calc/stack.py": "class Stack:\n    def __init__(self):\n        self.items = []\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "calc/stack.py", "symbol": "Stack.top",
+                                                                 "code": "def top(self):\n    return None\n"}}]),
+        Reply("I added Stack.top."),
+        Reply(tool_calls=[{"name": "run_python", "arguments": {"code": "from calc.stack import Stack\nStack().top()\n"}}]),
+        Reply(tool_calls=[{"name": "run_python", "arguments": {
+            "code": "from calc.stack import Stack\nprint(Stack().top())\n"}}]),
+        Reply("Stack.top returns None for an empty stack."))
+    approver = ScriptedApprover([Decision("approve")] * 6)
+    _, done, _ = await run_prompt(repo, ollama_server.url, "Add a method top() to Stack that returns the last item",
+                                  approver, fast_config(repo))
+    told = "\n".join(m.get("content") or "" for m in ollama_server.requests[3]["messages"])
+    assert "That run printed nothing" in told
+    assert [p.arguments["code"] for p in approver.asked if p.tool == "run_python"][-1].startswith(
+        "from calc.stack import Stack\nprint(")
+    assert done.text == "Stack.top returns None for an empty stack."

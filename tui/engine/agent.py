@@ -66,6 +66,7 @@ class _Turn:
     exercised: bool = False  # the model was asked once to run a new definition no test calls
     tests_run: list[str] = field(default_factory=list)  # the test selections run this turn
     written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
+    printed_told: bool = False  # an exercise run that printed nothing was told to print, once
     subject_told: bool = False  # the new test was told once that it calls nothing the request names
     behaviour_changed: bool = False  # the check failed on tests that pin the behaviour the request changes
 
@@ -341,6 +342,11 @@ class Agent:
                 turn.tests_run.append(str(call.arguments.get("selection") or ""))
             if result and result.ok and call.name == "run_python":
                 turn.added_code = ""  # the model ran code of its own after the change
+                if turn.exercised and not turn.printed_told and "(no output)" in result.output:
+                    turn.printed_told = True  # seen on the tune half: peek() called ten times, nothing printed
+                    self._append({"role": "user", "_tool": True, "content": (
+                        "That run printed nothing, so what the new code returns is still unknown. Run it again "
+                        "with print(...) around each call, in one run_python call.")})
             if result and not result.ok and not result.summary.startswith("rejected"):
                 turn.failed[key] = _short(result.output, 160)
                 if call.name in CHANGE_TOOLS:
