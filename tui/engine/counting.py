@@ -53,10 +53,15 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
 
     named = mentioned(prompt, files, 5)
     if not named and wants_definition_count(prompt):  # "how many methods does LRUCache define": where it is
-        from tui.engine.grounding import defined_in
+        from tui.engine.repomap import RepoMap
 
+        try:
+            index = RepoMap.for_repo(repo)
+        except Exception:  # noqa: BLE001 - an aid only
+            return ""
         for name in dict.fromkeys(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{2,}\b", prompt)):
-            path = defined_in(repo, name) if name[:1].isupper() or "_" in name else ""
+            found = index.where_defined(name) if name[:1].isupper() or "_" in name else []
+            path = found[0] if len(found) == 1 else ""
             if path:
                 return definition_count(repo, path, prompt)
     for path in named:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.llm.base import ToolCall
-from tui.llm.requote import requote
+from tui.llm.requote import quote_escapes, requote
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "function_name")
 ARG_KEYS = ("arguments", "args", "parameters", "params", "input", "action_input", "tool_input", "kwargs")
@@ -189,28 +189,12 @@ def _balanced_end(text: str, start: int, limit: int = MAX_TEXT) -> int | None:
     return None
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-
-
-def _quote_escapes(snippet: str) -> str:
-    """``\'`` is not a JSON escape. In a string that also has bare ``'`` (``'the string \'a\''``) it escapes a
-    quote inside the code's own single-quoted literal, so the backslash stays (``\\'``); in a string whose every
-    quote is written ``\'`` (``print(\'x\')``) the model escaped for JSON what needed none: a plain ``'``."""
-    def fix(m: re.Match[str]) -> str:
-        text = m.group(0)
-        if "\\'" not in text:
-            return text
-        bare = re.search(r"(?<!\\)'", text) is not None
-        return re.sub(r"(?<!\\)\\'", r"\\\\'" if bare else "'", text)
-    return _JSON_STRING.sub(fix, snippet)
-
-
 def _loads_loose(snippet: str) -> Any:
     """JSON, then JSON without trailing commas (and with ``\'`` read as the code meant it), then a Python literal
     (single quotes, True/None)."""
     candidates = [snippet, _TRAILING_COMMA.sub(r"\1", snippet)]
     if "\\'" in snippet:
-        candidates.append(_quote_escapes(candidates[1]))
+        candidates.append(quote_escapes(candidates[1]))
     for candidate in candidates:
         try:
             return json.loads(candidate, strict=False)

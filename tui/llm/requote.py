@@ -73,3 +73,19 @@ def _escape(value: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+def quote_escapes(snippet: str) -> str:
+    """``\'`` is not a JSON escape. In a string that also has bare ``'`` (``'the string \'a\''``) it escapes a
+    quote inside the code's own single-quoted literal, so the backslash stays (``\\'``); in a string whose every
+    quote is written ``\'`` (``print(\'x\')``) the model escaped for JSON what needed none: a plain ``'``."""
+    def fix(m: re.Match[str]) -> str:
+        text = m.group(0)
+        if "\\'" not in text:
+            return text
+        bare = re.search(r"(?<!\\)'", text) is not None
+        return re.sub(r"(?<!\\)\\'", r"\\\\'" if bare else "'", text)
+    return _JSON_STRING.sub(fix, snippet)
