@@ -45,3 +45,15 @@ def test_a_file_that_did_not_parse_before_is_not_judged_and_the_text_never_runs(
     runs = f"require('fs').writeFileSync({str(marker)!r}, 'x');\n"
     assert breaks_js(tmp_path, "x.js", None, runs) == "" and not marker.exists()  # parsed, never run
     assert breaks_js(tmp_path, "x.ts", None, "let a: = ;\n") == ""  # node does not parse TypeScript
+
+
+def test_a_node_the_repository_puts_on_path_is_never_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile input: an approved command left ``bin/node`` in the work tree and the developer's PATH names it."""
+    repo = tmp_path / "repo"
+    (repo / "bin").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    fake = repo / "bin" / "node"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{repo / 'bin'}:{__import__('os').environ['PATH']}")
+    assert breaks_js(repo, "x.js", "var a = 1;\n", "var a = ;\n") == "" and not marker.exists()

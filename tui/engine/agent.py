@@ -68,7 +68,14 @@ class _Turn:
     written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
     printed_told: bool = False  # an exercise run that printed nothing was told to print, once
     subject_told: bool = False  # the new test was told once that it calls nothing the request names
-    behaviour_changed: bool = False  # the check failed on tests that pin the behaviour the request changes
+
+
+    def record_change(self, diff: str) -> None:
+        """What a change that applied leaves for the checks before the turn may end."""
+        self.unverified += diff + "\n"
+        self.added_code += diff + "\n"
+        self.written.update(re.findall(r"(?m)^\+\s*(?:export\s+)?(?:async\s+)?(?:def|class|function)\s+([\w$]+)", diff))
+        self.touched.update(changed_files(diff))
 
 
 def _call_key(call: ToolCall) -> str:
@@ -238,7 +245,7 @@ class Agent:
                     if await checks.untouched(self, turn) or checks.no_new_test(self, turn):
                         constrained = True
                         continue
-                    if await checks.verify(self, turn) or await checks.exercise(self, turn):
+                    if await checks.check_change(self, turn):
                         constrained = False
                         continue
                     return TurnDone("complete", text)
@@ -321,15 +328,11 @@ class Agent:
                 turn.failed.clear()
                 turn.failed_change = ""
                 turn.changed = True
-                turn.unverified += (self.last_result.diff if self.last_result else "") + "\n"
-                turn.added_code += (self.last_result.diff if self.last_result else "") + "\n"
-                turn.written.update(re.findall(r"(?m)^\+\s*(?:export\s+)?(?:async\s+)?(?:def|class|function)\s+([\w$]+)",
-                                               self.last_result.diff if self.last_result else ""))
-                turn.touched.update(changed_files(self.last_result.diff if self.last_result else ""))
+                turn.record_change(self.last_result.diff if self.last_result else "")
                 turn.problems = list(self.last_result.data.get("problems") or []) if self.last_result else []
                 if call is calls[-1] and self._checks_done(call):
                     done = await checks.done_check(self, turn)
-                    if done and not (await checks.verify(self, turn) or await checks.exercise(self, turn)):
+                    if done and not await checks.check_change(self, turn):
                         return done
                 continue
             result = self.last_result
@@ -338,15 +341,7 @@ class Agent:
                 return done
             if result and result.ok and call.name == "run_tests":
                 turn.unverified = ""  # the model ran the tests after its change, and they passed
-            if result and call.name == "run_tests":
-                turn.tests_run.append(str(call.arguments.get("selection") or ""))
-            if result and result.ok and call.name == "run_python":
-                turn.added_code = ""  # the model ran code of its own after the change
-                if turn.exercised and not turn.printed_told and "(no output)" in result.output:
-                    turn.printed_told = True  # seen on the tune half: peek() called ten times, nothing printed
-                    self._append({"role": "user", "_tool": True, "content": (
-                        "That run printed nothing, so what the new code returns is still unknown. Run it again "
-                        "with print(...) around each call, in one run_python call.")})
+            checks.after_run(self, turn, call, result)
             if result and not result.ok and not result.summary.startswith("rejected"):
                 turn.failed[key] = _short(result.output, 160)
                 if call.name in CHANGE_TOOLS:

@@ -95,12 +95,10 @@ def _test_misses_subject(agent, turn: Any, added: list[str]) -> bool:
     writes out (``isEmpty(obj)``, ``utils.isRegExp``) and what this turn defined outside the tests."""
     if turn.subject_told:
         return False
-    from tui.engine.newdefs import _is_test as _test_path
-
     named = {a or b for a, b in _CALLED.findall(re.sub(r"\S+\.(?:py|js|ts|mjs|cjs|json|md)\b", "", agent.prompt))} - \
         {"test", "tests"}  # file names are not subjects
     written = {n for n in turn.written if not n.startswith("test")} if any(
-        not _test_path(p) for p in turn.touched) else set()
+        not is_test(p) for p in turn.touched) else set()
     subjects = sorted(n for n in named | written if n)
     text = "\n".join(added)
     if not subjects or any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) for n in subjects):
@@ -197,9 +195,9 @@ def suspects(agent, result: ToolResult) -> str:
 def changes_behaviour(prompt: str) -> bool:
     """A request to change a value the code has ("from 1000 to 2000", "';' instead of '&'"): tests pinning the old
     value are expected to fail after it."""
-    from tui.engine.described import _old_value
+    from tui.engine.described import old_value
 
-    return not is_question(prompt) and _old_value(prompt) is not None
+    return not is_question(prompt) and old_value(prompt) is not None
 
 
 async def verify(agent, turn: Any) -> bool:
@@ -254,7 +252,6 @@ async def verify(agent, turn: Any) -> bool:
             "tests to be updated, update their expected values; otherwise answer in plain text: what you changed, "
             "and which tests now fail because they expect the old behaviour.")})
         turn.seen.clear()
-        turn.behaviour_changed = True
         return True
     agent._append({"role": "user", "_tool": True, "content": (
         f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
@@ -263,6 +260,27 @@ async def verify(agent, turn: Any) -> bool:
         "say which test fails and why.")})
     turn.seen.clear()
     return True
+
+
+async def check_change(agent, turn: Any) -> bool:
+    """Before a turn that changed code ends: the tests that exercise it, then a run of new code no test calls.
+    True when the turn goes on."""
+    return await verify(agent, turn) or await exercise(agent, turn)
+
+
+def after_run(agent, turn: Any, call: ToolCall, result: Any) -> None:
+    """What a run the model asked for tells the checks: the tests it ran; code of its own that ran."""
+    if result is None:
+        return
+    if call.name == "run_tests":
+        turn.tests_run.append(str(call.arguments.get("selection") or ""))
+    if result.ok and call.name == "run_python":
+        turn.added_code = ""  # the model ran code of its own after the change
+        if turn.exercised and not turn.printed_told and "(no output)" in result.output:
+            turn.printed_told = True  # seen on the tune half: peek() called ten times, nothing printed
+            agent._append({"role": "user", "_tool": True, "content": (
+                "That run printed nothing, so what the new code returns is still unknown. Run it again "
+                "with print(...) around each call, in one run_python call.")})
 
 
 async def exercise(agent, turn: Any) -> bool:

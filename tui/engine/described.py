@@ -143,7 +143,7 @@ NUMBERS = {word: str(n) for n, word in enumerate(
     "seventeen eighteen nineteen twenty".split())}
 
 
-def _old_value(prompt: str) -> re.Pattern[str] | None:
+def old_value(prompt: str) -> re.Pattern[str] | None:
     """The value a change request replaces: "from A to B", "B instead of A" (A in words: "a tab", "three";
     quoted with its punctuation: "'$text' instead of '#text'")."""
     found = _FROM_TO.search(prompt) or _INSTEAD.search(prompt)
@@ -163,7 +163,7 @@ def _old_value(prompt: str) -> re.Pattern[str] | None:
 
 def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, str, int, str, int]]:
     """(score, path, line number, line, times that line occurs in its file), best first."""
-    value = _old_value(prompt)
+    value = old_value(prompt)
     if value is None:
         return []
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
@@ -181,10 +181,11 @@ def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, st
     return hits
 
 
-def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3) -> list[str]:
+def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3,
+                hits: list[tuple[int, str, int, str, int]] | None = None) -> list[str]:
     """For "raise the default X from 1000 to 2000" or "indent with two spaces instead of a tab": the source
     lines with the old value, those that also name a word of the request first (``path:line: text``)."""
-    hits = _value_hits(repo, prompt, files)
+    hits = _value_hits(repo, prompt, files) if hits is None else hits
     if not hits:
         return []
     best = hits[0][0]
@@ -220,18 +221,18 @@ def _new_value(prompt: str) -> str | None:
     return None
 
 
-def value_call(repo: Path, prompt: str, files: list[str]) -> str:
+def value_call(repo: Path, prompt: str, files: list[str], hits: list[tuple[int, str, int, str, int]] | None = None) -> str:
     """The whole edit_file call for a value change whose line is certain: one best line, unique in its file, and
     a new value the request states ('' otherwise). A 1.5B model copies a call it is shown; a template it fills
     in wrongly, a list of lines it often ignores."""
-    hits = _value_hits(repo, prompt, files)
-    new_value, old_value = _new_value(prompt), _old_value(prompt)
-    if not hits or new_value is None or old_value is None or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+    hits = _value_hits(repo, prompt, files) if hits is None else hits
+    new_value, old_pattern = _new_value(prompt), old_value(prompt)
+    if not hits or new_value is None or old_pattern is None or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return ""
     _, path, _, line, count = hits[0]
     if count != 1:
         return ""
-    found = old_value.search(line)
+    found = old_pattern.search(line)
     if found is None:
         return ""
     start, end = (found.start(0) + 1, found.end(0) - 1) if found.re.pattern.startswith("(['\"") else found.span()
@@ -245,10 +246,11 @@ def value_call(repo: Path, prompt: str, files: list[str]) -> str:
 
 
 def value_hint(repo: Path, prompt: str, files: list[str]) -> str:
-    lines = value_lines(repo, prompt, files)
+    hits = _value_hits(repo, prompt, files)  # the sources are read once for both
+    lines = value_lines(repo, prompt, files, hits=hits)
     if not lines:
         return ""
-    call = value_call(repo, prompt, files)
+    call = value_call(repo, prompt, files, hits=hits)
     return ("The value to change is probably on one of these lines (path:line: text); change it with one edit_file "
             "call whose old text is that line:\n" + "\n".join(lines) + (f"\n{call}" if call else ""))
 

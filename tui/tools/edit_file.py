@@ -150,7 +150,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
                         f"(or use old=\"\" to add text at the end):\n{bound(text, budget, 'the file')}") from None
     new = updated.encode("utf-8", "surrogateescape")
     new = match_line_endings(old, new) if crlf else new
-    return edit_proposal(ctx, "edit_file", args, rel, old, new)
+    return await edit_proposal(ctx, "edit_file", args, rel, old, new)
 
 
 SPEC = ToolSpec(

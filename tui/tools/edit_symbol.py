@@ -94,7 +94,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         raise ToolError(f"{done.qualname} already has exactly this code in {rel}: there is nothing to change "
                         "there. Go on with the next part of the request (another file or definition it names), "
                         "or answer in plain text if it is all done.")  # a resend, not a wish for "__repr___x"
-    proposal = edit_proposal(ctx, "edit_symbol", args, rel, old, new)
+    proposal = await edit_proposal(ctx, "edit_symbol", args, rel, old, new)
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
     if done.note:
         proposal.summary = f"{proposal.summary[:-1]}; {done.note})"

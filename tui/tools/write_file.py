@@ -49,7 +49,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     if old is None and not bool_arg(args, "replace"):
         await _refuse_a_copy(ctx, rel, content)
     new = match_line_endings(old, content.encode("utf-8"))
-    return edit_proposal(ctx, "write_file", args, rel, old, new)
+    return await edit_proposal(ctx, "write_file", args, rel, old, new)
 
 
 async def _refuse_a_copy(ctx: ToolContext, rel: str, content: str) -> None:

@@ -223,8 +223,8 @@ def merged_exports(rel: str, old: str, new: str) -> tuple[str, str]:
             return new, ""
         key = m.group("key") or m.group("short")
         entries.append((key, part.strip()))
-    have = {(_EXPORT_ENTRY.match(p).group("key") or _EXPORT_ENTRY.match(p).group("short"))  # type: ignore[union-attr]
-            for p in first.group("body").split(",") if p.strip() and _EXPORT_ENTRY.match(p)}
+    have = {m.group("key") or m.group("short") for m in map(_EXPORT_ENTRY.match, first.group("body").split(","))
+            if m}
     added = [(k, text) for k, text in entries if k not in have]
     body = first.group("body")
     lines = body.rstrip().split("\n")
@@ -274,7 +274,8 @@ def new_stub(rel: str, old: str, new: str) -> str:
     return min((after - (stubs(old) or set())) if after else set(), default="")
 
 
-def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None, new: bytes) -> Proposal:
+async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, old: bytes | None,
+                        new: bytes) -> Proposal:
     from tui.git.diffs import DiffIndex, file_diff
 
     if old == new:
@@ -303,7 +304,7 @@ def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: str, o
                         "the new lines written out as they will stand in the file.")
     from tui.tools.support.jscheck import breaks_js
 
-    js_broken = breaks_js(ctx.repo, rel, before if old is not None else None, after)
+    js_broken = await asyncio.to_thread(breaks_js, ctx.repo, rel, before if old is not None else None, after)
     if js_broken:
         raise ToolError(f"that would make {rel} stop parsing ({js_broken}); nothing was changed. Check the quotes "
                         "and brackets of the new code (a quote inside a '...' string is written \\' ) and send the "
