@@ -8,6 +8,7 @@ git-ignored environment inside the repo (``.venv/``, ``node_modules/``) is kept 
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import hashlib
 import os
@@ -135,6 +136,14 @@ class Fixtures:
         venv = self.venv_dir(project)
         if (venv / ".bench-ready").is_file():
             return
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        with open(venv.parent / f".{venv.name}.lock", "w") as lock:  # two runs on one machine share the cache
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (venv / ".bench-ready").is_file():
+                self._build_env(project, repo, venv)
+
+    def _build_env(self, project: Project, repo: Path, venv: Path) -> None:
+        env = project.env
         shutil.rmtree(venv, ignore_errors=True)
         base = getattr(sys, "_base_executable", sys.executable)
         made = subprocess.run([base, "-m", "venv", str(venv)], capture_output=True, text=True)

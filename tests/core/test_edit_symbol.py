@@ -391,6 +391,37 @@ def test_a_new_test_under_a_taken_name_is_added_beside_the_old_one(tmp_path: "Pa
         asyncio.run(propose_edit(ctx, {"path": "calc.py", "old": "", "new": "\n\ndef intcomma(v):\n    return v\n"}))
 
 
+def test_a_resent_test_revises_the_one_this_turn_added_and_a_test_named_in_code_never_replaces_another(
+        tmp_path: "Path") -> None:
+    """Seen on the dev set: after test_intcomma_2 was added, the model sent ``def test_intcomma(self)`` again
+    (which became a third copy, test_intcomma_3), then ``def test_intcomma_3(): ...`` with symbol
+    ``test_intcomma``, which wrote over the 4-line function under the 40-line parametrize decorator: the
+    developer's test was gone. A resend now revises the turn's own test; code naming another test is that test."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_symbol import propose
+
+    cases = "".join(f"        ({i}, '{i}'),\n" for i in range(30))
+    original = f"import pytest\nimport calc\n\n\n@pytest.mark.parametrize(\n    'value, expected',\n    [\n{cases}" \
+               "    ],\n)\ndef test_intcomma(value, expected):\n    assert calc.intcomma(value) == expected\n"
+    mine = "\n\ndef test_intcomma_2():\n    assert calc.intcomma(-1) == '-1'\n"
+    repo = make_repo(tmp_path / "r", {"tests/test_calc.py": original + mine,
+                                      "calc.py": "def intcomma(v):\n    return str(v)\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    ctx.turn_start["tests/test_calc.py"] = original.encode()  # the turn found the file without test_intcomma_2
+    again = "def test_intcomma(self):\n    assert calc.intcomma(-1234567) == '-1,234,567'\n"
+    revised = asyncio.run(propose(ctx, {"path": "tests/test_calc.py", "symbol": "test_intcomma", "code": again}))
+    assert "+def test_intcomma_2():" not in revised.diff and "test_intcomma_3" not in revised.diff
+    assert "-    assert calc.intcomma(-1) == '-1'" in revised.diff and "revises test_intcomma_2" in revised.summary
+    named = "def test_intcomma_3():\n    assert calc.intcomma(-5) == '-5'\n"
+    added = asyncio.run(propose(ctx, {"path": "tests/test_calc.py", "symbol": "test_intcomma", "code": named}))
+    removed = [line for line in added.diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert "+def test_intcomma_3():" in added.diff and not removed
+
+
 def test_a_tape_test_given_to_edit_symbol_is_added_as_the_call_it_is() -> None:
     """Seen on the dev set (qs): ``it('...', function (t) {...});`` was taken for a method and written as
     ``function it('...', ...)``, which does not parse."""

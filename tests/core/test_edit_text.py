@@ -83,3 +83,57 @@ def test_an_undefined_name_that_an_imported_module_defines_gets_the_import_edit(
     assert '"old": "from calc import add", "new": "from calc import add, mul"' in problem
     assert new_problems(None, b"from calc import add\nprint(nothere)\n", "t.py", tmp_path) == [
         "t.py line 2: undefined name 'nothere'"]
+
+
+def test_a_new_test_calling_a_name_the_imported_package_provides_is_written_through_that_package(tmp_path) -> None:
+    """Seen on the dev set (humanize): the new test called ``intcomma(-1234567)`` in a file that has ``import
+    humanize``; told "undefined name 'intcomma'", the 1.5B model renamed the call to ``intcomma_2``. The proposal
+    now writes ``humanize.intcomma`` (the package re-exports it) and says so; a name nothing provides is left for
+    the static check to report."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose
+
+    repo = make_repo(tmp_path / "r", {
+        "src/calc/__init__.py": "from calc.number import intcomma\n",
+        "src/calc/number.py": "def intcomma(v):\n    return f'{v:,}'\n",
+        "tests/test_number.py": "import calc\n\n\ndef test_one():\n    assert calc.intcomma(1) == '1'\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    new = "\n\ndef test_negative():\n    assert intcomma(-1234567) == '-1,234,567'\n    assert unknown(1)\n"
+    proposal = asyncio.run(propose(ctx, {"path": "tests/test_number.py", "old": "", "new": new}))
+    assert "+    assert calc.intcomma(-1234567) == '-1,234,567'" in proposal.diff
+    assert "+    assert unknown(1)" in proposal.diff
+    assert "intcomma is written calc.intcomma (the file imports calc)" in proposal.summary
+
+
+def test_a_new_tape_test_written_as_mocha_is_the_files_own_test_and_ends(tmp_path) -> None:
+    """Seen on the dev set (qs): asked to add a test to a tape file (``var test = require('tape')``), the model
+    wrote ``it('...', function (t) { t.equal(...); });`` twice; the file stopped at "ReferenceError: it is not
+    defined" and the model could not tell why. The new lines now call the file's ``test`` and end with
+    ``t.end()``; the file's own tests, and files that bind no runner (mocha's globals), are left as they are."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose
+
+    tape = "var test = require('tape');\nvar utils = require('../lib/utils');\n\ntest('a', function (t) {\n" \
+           "    t.plan(1);\n    t.ok(true);\n});\n"
+    repo = make_repo(tmp_path / "r", {"test/utils.js": tape, "test/mocha.js": "it('a', function () {});\n",
+                                      "lib/utils.js": "module.exports = {};\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    new = "\nit('is true for /a/', function (t) {\n    t.equal(utils.isRegExp(/a/), true);\n});\n" \
+          "it('one line', function (t) { t.equal(utils.isRegExp('a'), false); });\n"
+    proposal = asyncio.run(propose(ctx, {"path": "test/utils.js", "old": "", "new": new}))
+    added = [line[1:] for line in proposal.diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert added[1:] == ["test('is true for /a/', function (t) {", "    t.equal(utils.isRegExp(/a/), true);",
+                         "    t.end();", "});", "test('one line', function (t) { t.equal(utils.isRegExp('a'), false); "
+                         "t.end(); });"], added
+    assert "this file's tape test" in proposal.summary and not any(line.startswith("-") and not line.startswith(
+        "---") for line in proposal.diff.splitlines())
+    mocha = asyncio.run(propose(ctx, {"path": "test/mocha.js", "old": "", "new": "\nit('b', function () {});\n"}))
+    assert "+it('b', function () {});" in mocha.diff

@@ -78,9 +78,11 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     if b"\0" in old[:8000]:
         raise ToolError(f"{rel} is binary; it cannot be edited as text")
     text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+    symbol = _test_named_in_code(rel, symbol, code)
     done = splice(rel, text, symbol, code)
     if done.action == "replaced":
-        done = _new_test_instead(rel, text, done, code) or done
+        start = ctx.turn_start.get(rel, old) if rel in ctx.turn_start else old
+        done = _new_test_instead(rel, text, done, code, (start or b"").decode("utf-8", "replace")) or done
     if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
@@ -116,11 +118,27 @@ def _stranger(rel: str, text: str, qualname: str, code: str) -> tuple[Any, int, 
     return (sym, total, new_lines) if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4 else None
 
 
-def _new_test_instead(rel: str, text: str, done: Any, code: str) -> Any:
+def _test_named_in_code(rel: str, symbol: str, code: str) -> str:
+    """In a Python test file, code that defines a test under another name than the symbol it was sent for
+    (``symbol="test_intcomma"`` with ``def test_intcomma_3(): ...``) is that test: added, or revised when it
+    exists, never written over the symbol's test (whose decorator would be kept on code it does not fit)."""
+    from tui.symbols.model import is_test_file
+
+    if language_of(rel) != "python" or not is_test_file(rel):
+        return symbol
+    named = re.match(r"\s*(?:@.*\n\s*)*(?:async\s+)?def\s+(test\w*)\s*\(", code)
+    parent, _, name = symbol.rpartition(".")
+    if not named or named.group(1) == name or not name:
+        return symbol
+    return f"{parent}.{named.group(1)}" if parent else named.group(1)
+
+
+def _new_test_instead(rel: str, text: str, done: Any, code: str, start: str | None = None) -> Any:
     """A long test replaced by a few lines that keep none of it, in a test file, is a new test under a taken name
     (asked to add a test for negative numbers, a 1.5B model sends ``def test_intcomma(self): assert ...`` for the
-    43-line parametrized test_intcomma): added beside it under a name of its own, the old test kept. None when
-    that is not the case."""
+    43-line parametrized test_intcomma): added beside it under a name of its own, the old test kept; when this
+    turn already added one (``test_intcomma_2``, absent from ``start``, the file as the turn found it), that one
+    is revised instead. None when that is not the case."""
     from tui.symbols.model import is_test_file
 
     parent, _, name = done.qualname.rpartition(".")
@@ -128,15 +146,18 @@ def _new_test_instead(rel: str, text: str, done: Any, code: str) -> Any:
             _stranger(rel, text, done.qualname, code) is None:
         return None
     taken = {sym.name for sym in walk(outline_of(rel, text).symbols)}
+    first = {sym.name for sym in walk(outline_of(rel, start).symbols)} if start else taken
     k = 2
     while f"{name}_{k}" in taken:
         k += 1
-    fresh = f"{name}_{k}"
+    mine = [f"{name}_{j}" for j in range(2, k) if f"{name}_{j}" not in first]
+    fresh = mine[-1] if mine else f"{name}_{k}"
     renamed = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", code, count=1)
     if renamed == code:
         return None
     added = splice(rel, text, f"{parent}.{fresh}" if parent else fresh, renamed)
-    added.note = f"{done.qualname} kept: the new code keeps none of its lines, so it is a new test, {fresh}"
+    added.note = f"{done.qualname} kept: the new code keeps none of its lines, so it " + (
+        f"revises {fresh}, which this request added" if mine else f"is a new test, {fresh}")
     return added
 
 

@@ -295,6 +295,12 @@ async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: 
     after, exported = merged_exports(rel, before, after)
     if exported:
         renamed.append(exported)
+    from tui.tools.support.jstests import fitted_tests
+    from tui.tools.support.pycheck import qualified
+
+    for fit in (lambda text: qualified(ctx.repo, rel, before, text), lambda text: fitted_tests(rel, before, text)):
+        after, note = fit(after)
+        renamed += [note] if note else []
     if renamed:
         new = after.encode("utf-8")  # only a def line changed; the text keeps its own line endings
     broken = breaks_syntax(rel, before, after)

@@ -86,3 +86,76 @@ def new_problems(before: bytes | None, after: bytes | None, filename: str, repo:
         hint = import_fix(text, name, repo, filename) if repo is not None and name else ""
         found.append(f"{filename} line {line}: {message}{hint}")
     return found
+
+
+def _exports(path: Path, name: str) -> bool:
+    """Whether the module at ``path`` defines ``name`` or imports it for its users (a package's ``__init__``)."""
+    from tui.safety.paths import read_regular
+
+    if _defines(path, name):
+        return True
+    try:
+        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == name for a in node.names)
+               for node in tree.body)
+
+
+def _module_files(repo: Path, rel: str, dotted: str) -> list[Path]:
+    module = dotted.replace(".", "/")
+    here = (repo / rel).parent
+    return [base / suffix for base in (here, repo, repo / "src") for suffix in (f"{module}.py", f"{module}/__init__.py")]
+
+
+def qualified(repo: Path, rel: str, before: str, after: str) -> tuple[str, str]:
+    """An undefined name the edit introduces that a module the file already imports provides (a new test calls
+    ``intcomma(...)`` where the file has ``import humanize``) is written as that module's attribute
+    (``humanize.intcomma``) on the lines that use it: a 1.5B model told "undefined name" renames the call instead
+    (``intcomma_2``). Returns the text and a note ('' when nothing was done). Modules outside the repository are
+    not looked into."""
+    import io
+    import tokenize
+
+    if not rel.endswith(".py"):
+        return after, ""
+    old = {name for _, _, name in problems(before, rel)} if before else set()
+    missing = [(line, name) for line, message, name in problems(after, rel)
+               if name and message.startswith("undefined name") and name not in old]
+    if not missing:
+        return after, ""
+    tree = ast.parse(after)
+    bound: list[tuple[str, str]] = []  # (name in this file, the module's dotted path)
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            bound += [(a.asname or a.name, a.name) for a in node.names if a.asname or "." not in a.name]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            bound += [(a.asname or a.name, f"{node.module}.{a.name}") for a in node.names if a.name != "*"]
+    lines = after.split("\n")
+    done: dict[str, str] = {}
+    for line_no, name in missing:
+        owner = done.get(name) or next((local for local, dotted in bound if local != name and any(
+            _exports(path, name) for path in _module_files(repo, rel, dotted))), "")
+        if not owner or not 0 < line_no <= len(lines):
+            continue
+        line = lines[line_no - 1]
+        tokens: list[tokenize.TokenInfo] = []
+        try:  # one line of a longer statement ends in a TokenError: its tokens up to there are enough
+            tokens.extend(tokenize.generate_tokens(io.StringIO(line.lstrip() + "\n").readline))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            pass
+        indent = len(line) - len(line.lstrip())
+        for index in sorted((i for i, t in enumerate(tokens) if t.type == tokenize.NAME and t.string == name and
+                             not (i and tokens[i - 1].string in (".", "def", "class"))), reverse=True):
+            col = indent + tokens[index].start[1]
+            line = f"{line[:col]}{owner}.{line[col:]}"
+        lines[line_no - 1] = line
+        done[name] = owner
+    if not done:
+        return after, ""
+    text = "\n".join(lines)
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return after, ""
+    return text, "; ".join(f"{name} is written {owner}.{name} (the file imports {owner})" for name, owner in done.items())
