@@ -780,7 +780,7 @@ async def test_a_new_test_that_calls_nothing_the_request_names_is_pointed_out_on
                                        "Add a function neg(a) to calc/ops.py and add a test for it to tests/test_ops.py",
                                        approver, fast_config(repo))
     told = "\n".join(m.get("content") or "" for m in ollama_server.requests[3]["messages"])
-    assert "the test you added does not call neg" in told
+    assert "the test you added does not call neg" in told and 'old "" adds it at the end of tests/test_ops.py' in told
     assert done.text == "I added neg and a test for it." and "def test_neg" in (repo / "tests/test_ops.py").read_text()
 
 

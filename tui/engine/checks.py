@@ -104,10 +104,12 @@ def _test_misses_subject(agent, turn: Any, added: list[str]) -> bool:
     if not subjects or any(re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) for n in subjects):
         return False
     turn.subject_told = True
+    tests = sorted(p for p in turn.touched if is_test(p))
     agent._ask_again("the new test does not call what the request is about", (
         f"Not done yet: the test you added does not call {' or '.join(subjects[:3])}, so it does not check what "
-        f"the developer asked about. The developer asked: {_short(agent.prompt)} Change the new test so it calls "
-        f"{subjects[0]} and checks what it returns, with one JSON tool call."))
+        f"the developer asked about. The developer asked: {_short(agent.prompt)} Add a test that calls "
+        f"{subjects[0]} and checks what it returns, with one JSON tool call: edit_file with old \"\" adds it at the "
+        f"end of {tests[0] if tests else 'the test file'} (rewriting the test you added is a longer call)."))
     return True
 
 
