@@ -398,6 +398,11 @@ def test_the_file_an_export_lands_in() -> None:
         "src/humanize/__init__.py"  # the package the request names, not the nearest one
     assert export_file("add it and export it", files, {"src/humanize/i18n/core.py"}) == "src/humanize/i18n/__init__.py"
     assert export_file("add merge() to lib/utils.js and export it", files, {"lib/utils.js"}) == "lib/index.js"
+    # qs: lib/index.js loads parse, stringify and formats, never utils; utils' own module.exports is the place
+    index = {"lib/index.js": "var stringify = require('./stringify');\nvar parse = require('./parse');\n"}
+    assert export_file("add isEmpty to lib/utils.js and export it with the other utils", files, {"lib/utils.js"},
+                       index.get) == ""
+    assert export_file("add it to lib/parse.js and export it", files, {"lib/parse.js"}, index.get) == "lib/index.js"
     assert export_file("Add percentage() to number.py", files, {"src/humanize/number.py"}) == ""  # no export asked
 
 

@@ -34,10 +34,12 @@ async def untouched(agent, turn: Any) -> bool:
     if turn.parts_reminded or not turn.touched or is_question(agent.prompt):
         return False
     from tui.engine.mentions import export_file, mentioned, new_paths
+    from tui.engine.verify import _read
     from tui.tools.support.common import repo_files
 
     files = await repo_files(agent.ctx.repo)
-    export = export_file(agent.prompt, files, turn.touched)  # "export it from the package": its __init__.py
+    export = export_file(agent.prompt, files, turn.touched,  # "export it from the package": its __init__.py
+                         lambda rel: _read(agent.ctx.repo, rel))
     wanted = [*mentioned(agent.prompt, files, 5), *([export] if export else []), *new_paths(agent.prompt, files)]
     named = [p for p in dict.fromkeys(wanted)
              if p not in turn.touched and not (is_test(p) and not wants_test_change(agent.prompt))]

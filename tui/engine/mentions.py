@@ -8,6 +8,7 @@ exact lines) and a question about a file is answered from it, one model step soo
 from __future__ import annotations
 
 import re
+from typing import Callable
 _PATHLIKE = re.compile(r"(?<![\w/.-])([\w./-]*\w\.\w{1,8})(?![\w/-])")
 
 
@@ -45,9 +46,12 @@ _EXPORT = re.compile(r"\bexport(?:s|ed|ing)?\b|\b__all__\b|\bre-?export", re.IGN
 _JS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
 
 
-def export_file(prompt: str, files: list[str], touched: set[str] | list[str]) -> str:
+def export_file(prompt: str, files: list[str], touched: set[str] | list[str],
+                read: "Callable[[str], str] | None" = None) -> str:
     """Where a request to "export it" lands: the package's ``__init__.py`` (the package the prompt names, else
-    the nearest one above a changed module) or a JS package's index file. '' when the request exports nothing."""
+    the nearest one above a changed module) or a JS package's index file, when it requires or imports the
+    changed module (``read`` gives a file's text; qs' lib/index.js never loads lib/utils.js, whose own
+    ``module.exports`` is where "export it with the other utils" lands). '' when the request exports nothing."""
     if not _EXPORT.search(prompt):
         return ""
     tracked = set(files)
@@ -65,6 +69,8 @@ def export_file(prompt: str, files: list[str], touched: set[str] | list[str]) ->
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
             for name in ("index.js", "index.ts", "index.mjs"):
                 candidate = f"{folder}/{name}" if folder else name
-                if candidate in tracked and candidate != path:
+                stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+                if candidate in tracked and candidate != path and (read is None or re.search(
+                        rf"""['"]\./{re.escape(stem)}(?:\.[cm]?[jt]s)?['"]""", read(candidate) or "")):
                     return candidate
     return named[0] if len(named) == 1 else ""
