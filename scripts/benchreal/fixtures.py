@@ -136,8 +136,10 @@ class Fixtures:
         venv = self.venv_dir(project)
         if (venv / ".bench-ready").is_file():
             return
-        venv.parent.mkdir(parents=True, exist_ok=True)
-        with open(venv.parent / f".{venv.name}.lock", "w") as lock:  # two runs on one machine share the cache
+        locks = cache_dir() / "locks"  # never beside the venv: a repo's own .venv would leave it in the work tree
+        locks.mkdir(parents=True, exist_ok=True)
+        tag = hashlib.sha256(str(venv).encode()).hexdigest()[:12]
+        with open(locks / f"env-{tag}.lock", "w") as lock:  # two runs on one machine share the cache
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not (venv / ".bench-ready").is_file():
                 self._build_env(project, repo, venv)
