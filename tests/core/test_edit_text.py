@@ -137,3 +137,24 @@ def test_a_new_tape_test_written_as_mocha_is_the_files_own_test_and_ends(tmp_pat
         "---") for line in proposal.diff.splitlines())
     mocha = asyncio.run(propose(ctx, {"path": "test/mocha.js", "old": "", "new": "\nit('b', function () {});\n"}))
     assert "+it('b', function () {});" in mocha.diff
+
+
+def test_a_module_behind_a_symlink_that_leaves_the_repository_is_never_read_to_qualify_a_name(tmp_path) -> None:
+    """Hostile repository: ``src`` is a symlink to a directory outside the work tree whose ``calc`` package
+    defines the name. Whether a file there defines it must not shape the proposal (nor be read at all)."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose
+
+    outside = tmp_path / "outside" / "calc"
+    outside.mkdir(parents=True)
+    (outside / "__init__.py").write_text("def intcomma(v):\n    return v\n")
+    repo = make_repo(tmp_path / "r", {"tests/test_number.py": "import calc\n\n\ndef test_one():\n    assert calc\n"})
+    (repo / "src").symlink_to(tmp_path / "outside")
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    new = "\n\ndef test_negative():\n    assert intcomma(-1) == -1\n"
+    proposal = asyncio.run(propose(ctx, {"path": "tests/test_number.py", "old": "", "new": new}))
+    assert "+    assert intcomma(-1) == -1" in proposal.diff and "calc.intcomma" not in proposal.diff

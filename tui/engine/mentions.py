@@ -67,9 +67,9 @@ def export_file(prompt: str, files: list[str], touched: set[str] | list[str],
                 return candidates[0]
         elif path.endswith(_JS) and "/index." not in f"/{path}":
             folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
             for name in ("index.js", "index.ts", "index.mjs"):
                 candidate = f"{folder}/{name}" if folder else name
-                stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
                 if candidate in tracked and candidate != path and (read is None or re.search(
                         rf"""['"]\./{re.escape(stem)}(?:\.[cm]?[jt]s)?['"]""", read(candidate) or "")):
                     return candidate

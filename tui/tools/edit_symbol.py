@@ -81,7 +81,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     symbol = _test_named_in_code(rel, symbol, code)
     done = splice(rel, text, symbol, code)
     if done.action == "replaced":
-        start = ctx.turn_start.get(rel, old) if rel in ctx.turn_start else old
+        start = ctx.turn_start[rel] if rel in ctx.turn_start else old  # None: this turn created the file
         done = _new_test_instead(rel, text, done, code, (start or b"").decode("utf-8", "replace")) or done
     if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)

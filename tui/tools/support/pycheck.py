@@ -36,19 +36,34 @@ def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
     return sorted(flakes + smells(tree, filename), key=lambda p: p[0])
 
 
-def _defines(path: Path, name: str) -> bool:
-    from tui.safety.paths import read_regular
+def _top_names(repo: Path, path: Path) -> tuple[set[str], set[str]]:
+    """(names the module at ``path`` defines, names it imports) at its top level; empty when it is not a
+    regular file inside the work tree (a symlinked ``src/`` that leaves the repository is not read)."""
+    from tui.protocol.errors import PathRefused
+    from tui.safety.paths import read_regular, resolve_in_repo
 
     try:
-        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
-    except (OSError, SyntaxError, ValueError):
-        return False
+        real = resolve_in_repo(repo, str(path))
+        tree = ast.parse(read_regular(real, 2_000_000, follow=False).decode("utf-8", "replace"))
+    except (OSError, SyntaxError, ValueError, PathRefused):
+        return set(), set()
+    defined: set[str] = set()
+    imported: set[str] = set()
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return True
-    return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign):
+            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update(a.asname or a.name for a in node.names)
+    return defined, imported
+
+
+def _module_files(repo: Path, rel: str, dotted: str) -> list[Path]:
+    """Where the module ``dotted`` imported by ``rel`` can live in the repository."""
+    module = dotted.replace(".", "/")
+    here = (repo / rel).parent
+    return [base / suffix for base in (here, repo, repo / "src") for suffix in (f"{module}.py", f"{module}/__init__.py")]
 
 
 def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
@@ -58,13 +73,10 @@ def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
     except (SyntaxError, ValueError):
         return ""
     lines = source.splitlines()
-    here = (repo / rel).parent
     for node in tree.body:
         if not isinstance(node, ast.ImportFrom) or not node.module or node.level or node.lineno != node.end_lineno:
             continue
-        module = node.module.replace(".", "/")
-        places = [here / f"{module}.py", repo / f"{module}.py", repo / "src" / f"{module}.py", here / module / "__init__.py"]
-        if any(_defines(p, name) for p in places):
+        if any(name in _top_names(repo, p)[0] for p in _module_files(repo, rel, node.module)):
             line = lines[node.lineno - 1]
             if "(" in line or "#" in line or "*" in line:
                 return ""
@@ -86,26 +98,6 @@ def new_problems(before: bytes | None, after: bytes | None, filename: str, repo:
         hint = import_fix(text, name, repo, filename) if repo is not None and name else ""
         found.append(f"{filename} line {line}: {message}{hint}")
     return found
-
-
-def _exports(path: Path, name: str) -> bool:
-    """Whether the module at ``path`` defines ``name`` or imports it for its users (a package's ``__init__``)."""
-    from tui.safety.paths import read_regular
-
-    if _defines(path, name):
-        return True
-    try:
-        tree = ast.parse(read_regular(path, 2_000_000, follow=False).decode("utf-8", "replace"))
-    except (OSError, SyntaxError, ValueError):
-        return False
-    return any(isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == name for a in node.names)
-               for node in tree.body)
-
-
-def _module_files(repo: Path, rel: str, dotted: str) -> list[Path]:
-    module = dotted.replace(".", "/")
-    here = (repo / rel).parent
-    return [base / suffix for base in (here, repo, repo / "src") for suffix in (f"{module}.py", f"{module}/__init__.py")]
 
 
 def qualified(repo: Path, rel: str, before: str, after: str) -> tuple[str, str]:
@@ -135,7 +127,8 @@ def qualified(repo: Path, rel: str, before: str, after: str) -> tuple[str, str]:
     done: dict[str, str] = {}
     for line_no, name in missing:
         owner = done.get(name) or next((local for local, dotted in bound if local != name and any(
-            _exports(path, name) for path in _module_files(repo, rel, dotted))), "")
+            name in defined | imported for defined, imported in
+            (_top_names(repo, path) for path in _module_files(repo, rel, dotted)))), "")
         if not owner or not 0 < line_no <= len(lines):
             continue
         line = lines[line_no - 1]
