@@ -473,3 +473,49 @@ def test_a_test_the_model_sends_again_replaces_the_one_it_added() -> None:
         assert revised.count("def test_intcomma_2():") == 1 and revised.count("def test_intcomma():") == 1
         assert again.splitlines()[1] in revised and "assert 1\n" not in revised
         assert "it replaces test_intcomma_2, which this request added" in done
+
+
+def test_a_try_out_script_after_the_method_is_left_out_and_the_model_is_told(tmp_path: "Path") -> None:
+    """Seen on pluggy (a probe outside the benchmark): the 1.5B model's failed run_python script was sent to
+    edit_symbol after the method; each resend indented `pm = PluginManager(...)` and its prints into the class."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.protocol.proposals import Decision
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_symbol import execute, propose
+
+    src = "class Manager:\n    def __init__(self):\n        self.plugins = {}\n\n\nLIMIT = 3\n"
+    repo = make_repo(tmp_path / "r", {"m.py": src})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    code = ("def count(self):\n    return len(self.plugins)\n\n# try it\npm = Manager()\n"
+            "pm.plugins['a'] = object()\nprint(pm.count())\n")
+    args = {"path": "m.py", "symbol": "Manager.count", "code": code}
+    proposal = asyncio.run(propose(ctx, args))
+    result = asyncio.run(execute(ctx, proposal, Decision("approve")))
+    text = (repo / "m.py").read_text()
+    assert "    def count(self):\n        return len(self.plugins)\n" in text
+    assert "pm" not in text and "print" not in text and "# try it" not in text
+    assert "left out the 3 statement(s) after the definition" in result.output and "run_python" in result.output
+    with pytest.raises(ToolError, match="already has exactly this code"):  # the resend changes nothing
+        asyncio.run(propose(ctx, args))
+    # a constant after a new function is part of what was asked for, and stays
+    kept = splice_python(src, "build", "def build():\n    return Manager()\n\nDEFAULT = build\n", "m.py")
+    assert "DEFAULT = build" in kept.text and not kept.told
+
+
+def test_a_statement_sent_for_a_class_points_to_the_method_it_names() -> None:
+    """Seen on pluggy (outside the benchmark): asked to make DistFacade.project_name lower-case, the 1.5B model
+    sent symbol "DistFacade" with `DistFacade.project_name = DistFacade.project_name.lower()` twice."""
+    src = ("class DistFacade:\n    def __init__(self, dist):\n        self._dist = dist\n\n    @property\n"
+           "    def project_name(self) -> str:\n        return self._dist.name\n")
+    with pytest.raises(ToolError) as err:
+        splice_python(src, "DistFacade", "DistFacade.project_name = DistFacade.project_name.lower()", "m.py")
+    said = str(err.value)
+    assert "symbol 'DistFacade.project_name'" in said
+    assert said.endswith("it is now:\n@property\ndef project_name(self) -> str:\n    return self._dist.name")
+    with pytest.raises(ToolError, match="must be the whole definition of DistFacade"):  # names no member
+        splice_python(src, "DistFacade", "x = 1 + 2", "m.py")
+    fixed = "@property\ndef project_name(self) -> str:\n    return self._dist.name.lower()\n"
+    assert "return self._dist.name.lower()" in splice_python(src, "DistFacade.project_name", fixed, "m.py").text

@@ -16,6 +16,7 @@ class Spliced:
     start: int  # its lines in the new text
     end: int
     note: str = ""  # a choice made for the model ("added to class Tests because the code takes self")
+    told: str = ""  # what the model itself is told with the result (code of its that was left out)
 
 
 def prepared(text: str, symbol: str) -> tuple[str, str, str]:

@@ -100,6 +100,8 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     proposal.summary = proposal.summary.replace("edit ", f"{done.action} {done.qualname} in ", 1)
     if done.note:
         proposal.summary = f"{proposal.summary[:-1]}; {done.note})"
+    if done.told:
+        proposal.arguments = {**proposal.arguments, "_told": done.told}
     return proposal
 
 
@@ -210,7 +212,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
                           str(args.get("symbol", "")), result.diff)
         checked = " The static check (syntax, undefined names) found no new problems." \
             if rel.endswith(".py") and not result.data.get("problems") else ""
-        result.output = f"{where}{checked} {result.output}".lstrip()
+        told = f" Note: {args['_told']}." if args.get("_told") else ""
+        result.output = f"{where}{checked}{told} {result.output}".lstrip()
     return result
 
 
