@@ -84,3 +84,48 @@ def test_a_cut_read_of_source_points_to_the_outline(tmp_path: Path) -> None:
     assert cut.endswith('[Only part of big.py is shown: outline(path="big.py") lists all its definitions with counts.]')
     assert "outline" not in asyncio.run(read(ctx, {"path": "small.py"})).output
     assert "outline" not in asyncio.run(read(ctx, {"path": "notes.txt"})).output
+
+
+def test_a_long_file_read_shows_the_definitions_the_request_names(tmp_path: Path) -> None:
+    """Seen on pluggy (outside the benchmark): asked to change DistFacade.project_name in a 528-line module, the
+    1.5B model read the file and got its imports and its end, never the method."""
+    from tui.tools.read_file import run as read
+
+    head = "".join(f"import mod{i}\n" for i in range(60))
+    funcs = [f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(300)]
+    cls = "class Facade:\n    @property\n    def project_name(self):\n        return self.meta['name']\n\n\n"
+    repo = make_repo(tmp_path / "repo", {"big.py": head + "".join(funcs[:150]) + cls + "".join(funcs[150:])})
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    ctx.extras["request"] = "Make Facade.project_name return the name in lower case"
+    out = asyncio.run(read(ctx, {"path": "big.py"})).output
+    assert "    def project_name(self):\n        return self.meta['name']" in out
+    assert "which the request names" in out and "import mod0" not in out
+    assert out.endswith('[Only part of big.py is shown: outline(path="big.py") lists all its definitions with counts.]')
+    ctx.extras["request"] = "Make f10 and f11 faster"  # two named: both, as one window when adjacent
+    out = asyncio.run(read(ctx, {"path": "big.py"})).output
+    assert "def f10(x):\n    return x + 10\n\n\ndef f11(x):\n    return x + 11" in out and "def f12" not in out
+    ctx.extras["request"] = "what does this module do"  # nothing named: the head and tail as before
+    assert "import mod0" in asyncio.run(read(ctx, {"path": "big.py"})).output
+
+
+def test_several_names_at_once_show_each_definition(tmp_path: Path) -> None:
+    """The 1.5B model asked for "hasKey, isNumber, isConstructorOrProto" in one call (minimist, outside the
+    benchmark) and was told no such definition exists."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    both = call(repo, path="src/shop/cart.py", symbol="Cart.add, empty, nothing")
+    assert both.ok
+    assert "def add(self, item):\n        self.items.append(item)" in both.output
+    assert "def empty():\n    return Cart()" in both.output
+    assert both.output.endswith("[src/shop/cart.py has no definition named nothing]")
+    assert not call(repo, path="src/shop/cart.py", symbol="nothing, nowhere").ok
+
+
+def test_a_listing_says_how_many_files_it_shows(tmp_path: Path) -> None:
+    """Asked how many test files minimist has (outside the benchmark), the 1.5B model counted 14 in a list of 15."""
+    from tui.tools.list_files import run as list_files
+
+    repo = make_repo(tmp_path / "repo", {**{f"test/t{i}.js": "" for i in range(15)}, "index.js": ""})
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    out = asyncio.run(list_files(ctx, {"path": "test"})).output
+    assert out.splitlines()[:2] == ["test/t0.js", "test/t1.js"] and out.endswith("\n[15 files under test]")
+    assert asyncio.run(list_files(ctx, {})).output.endswith("\n[16 files]")

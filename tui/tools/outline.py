@@ -107,6 +107,14 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         return ToolResult(False, f"{rel} is binary or larger than {MAX_FILE_BYTES // 1_000_000} MB; no outline",
                           f"{rel}: no outline")
     outline = await asyncio.to_thread(outline_of, rel, text)
+    if wanted and "," in wanted:  # "hasKey, isNumber": each one's code (seen on minimist, outside the benchmark)
+        names = [n.strip() for n in wanted.split(",") if n.strip()][:4]
+        shown = [show_symbol(outline, text, name, budget // max(len(names), 1)) for name in names]
+        if any(r.ok for r in shown):
+            missing = [name for name, r in zip(names, shown) if not r.ok]
+            return ToolResult(True, "\n".join(r.output for r in shown if r.ok) + (
+                f"\n[{rel} has no definition named {', '.join(missing)}]" if missing else ""),
+                f"outline {rel}: {', '.join(n for n, r in zip(names, shown) if r.ok)}")
     if wanted:
         return show_symbol(outline, text, wanted, budget)
     if outline.language == "none":
