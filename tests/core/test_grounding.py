@@ -139,3 +139,23 @@ def test_a_package_json_that_is_a_symlink_out_or_a_device_is_not_read(tmp_path: 
     (repo / "package.json").unlink()
     os.symlink("/dev/zero", repo / "package.json")  # read whole, it would never end
     assert "node -e" not in turn_context(repo, question, ["package.json", "lib/index.js"], tools, 4096)
+
+
+def test_a_name_the_snippet_made_up_is_blamed_on_the_snippet_not_the_files(tmp_path: Path) -> None:
+    """Real tracebacks from a real interpreter: a NameError raised by the snippet itself is the snippet's;
+    one raised inside a repository module is not (the files may well need the change)."""
+    import subprocess
+    import sys
+
+    from tui.tools.run_command import failing_line
+
+    (tmp_path / "mod.py").write_text("def count(pm):\n    return len(registry)\n")
+    made_up = "import mod\npm = object()\npm2 = Plugin_1()\n"
+    inside = "import mod\nprint(mod.count(None))\n"
+    for code, blamed in ((made_up, True), (inside, False)):
+        run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+        said = failing_line(code, run.stderr)
+        assert said.startswith("Your code failed at its line ")
+        assert ("not in the repository's files" in said) is blamed, said
+    assert "it uses Plugin_1 without defining or importing it" in failing_line(made_up, subprocess.run(
+        [sys.executable, "-c", made_up], cwd=tmp_path, capture_output=True, text=True).stderr)

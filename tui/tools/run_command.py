@@ -153,6 +153,15 @@ def failing_line(code: str, output: str) -> str:
     if not found or not 0 < int(found[-1]) <= len(lines):
         return ""
     number = int(found[-1])
+    own = re.match(r"NameError: name '(\w+)' is not defined", error)
+    after = output[output.rfind('File "<string>"'):]
+    if own and 'File "' not in after[1:]:  # raised by the snippet itself, for a name it made up
+        # Seen on pluggy (outside the benchmark): told only "change that line", the 1.5B model pasted its
+        # try-out script into the method it had just added, correctly, and broke it.
+        return (f"Your code failed at its line {number}: {lines[number - 1].strip()}\n{error}\n"
+                f"That error is in the code you ran, not in the repository's files: it uses {own.group(1)} "
+                "without defining or importing it. Define or import it first in your code, or leave it out; "
+                "the files need no change for this.")
     return (f"Your code failed at its line {number}: {lines[number - 1].strip()}\n{error}\n"
             "Change that line (send different code); the same code will fail the same way.")
 
