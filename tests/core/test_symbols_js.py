@@ -163,3 +163,21 @@ def test_other_languages_by_pattern() -> None:
     assert [(s.name, s.start) for s in outline.symbols] == [("Server", 3), ("Run", 5), ("main", 9)]
     assert "found by pattern" in render(outline)
     assert outline_of("notes.txt", "def f(): pass").symbols == []
+
+
+def test_a_module_that_exports_one_anonymous_function_shows_it() -> None:
+    """minimist's index.js (outside the benchmark) is three helpers and `module.exports = function (args, opts)`
+    of 240 lines; the outline said "3 functions" and the 1.5B model never found the parser."""
+    from tui.symbols.jssplice import splice_js
+
+    src = ("'use strict';\n\nfunction isNumber(x) {\n\treturn typeof x === 'number';\n}\n\n"
+           "module.exports = function (args, opts) {\n\tvar argv = { _: [] };\n\tfunction setKey(k) {\n"
+           "\t\targv[k] = true;\n\t}\n\treturn argv;\n};\n")
+    found = [(s.qualname, s.start, s.end) for s in walk(outline_of("index.js", src).symbols)]
+    assert found == [("isNumber", 3, 5), ("module.exports", 7, 13)]
+    done = splice_js(src, "module.exports",
+                     "module.exports = function (args, opts) {\n  return { _: args };\n};", "index.js")
+    assert done.text.endswith("module.exports = function (args, opts) {\n\treturn { _: args };\n};\n")
+    assert "function isNumber(x)" in done.text
+    objects = "module.exports = { isNumber: isNumber };\n"  # an object of exports is not a function
+    assert [s.qualname for s in outline_of("index.js", objects).symbols] == []

@@ -2,7 +2,8 @@
 
 Found: ``function f``, ``class C`` (methods, accessors, static, ``#private``, arrow-function
 fields, TS overload signatures), ``const f = (...) =>`` / ``= function``, object-literal methods
-of a top-level const, ``interface``, ``type``, ``enum``, ``exports.f = ...``; ``export`` and
+of a top-level const, ``interface``, ``type``, ``enum``, ``exports.f = ...``, ``module.exports =
+function`` (named ``module.exports``); ``export`` and
 ``export default`` included. Statement ends follow semicolons, else a newline where the code
 cannot continue (the usual automatic-semicolon rule, approximated).
 """
@@ -210,6 +211,9 @@ class Parser:
         if self.tok(k - 2).text == "exports" and self.tok(k).kind == "id" and self.tok(k + 1).text == "=" \
                 and self.is_function_value(k + 2):
             return self.symbol(self.t[k].text, "function", start, k, end, prefix, ["exported"]), end + 1
+        if self.t[i].text == "module" and self.tok(i + 2).text == "exports" and self.tok(i + 3).text == "=" \
+                and self.is_function_value(i + 4):  # the module's one function (minimist, qs's parse): named so
+            return self.symbol("module.exports", "function", start, i, end, prefix, ["exported"]), end + 1
         return None, end + 1
 
     # -- class and object members ----------------------------------------------------------------
