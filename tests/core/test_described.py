@@ -83,6 +83,19 @@ def test_a_where_question_is_told_where_the_definition_it_names_is(tmp_path: Pat
     assert "is defined in lib/utils.js (line" not in other
 
 
+def test_a_where_question_is_not_sent_to_a_test_helper_that_shares_a_word(tmp_path: Path) -> None:
+    """pluggy (outside the benchmark): "Where is the hook call tracing implemented?" was answered with
+    testing/benchmark.py, which defines a helper named `hook`."""
+    files = {"src/pkg/_tracing.py": "class TagTracer:\n    def get(self, name):\n        return name\n",
+             "testing/benchmark.py": "def hook(arg):\n    return arg\n",
+             "src/pkg/_hooks.py": "def call_hook(x):\n    return x\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Where is the hook call tracing implemented?", list(files), {"read_file"}, 4096)
+    assert "is defined in testing/benchmark.py" not in text  # (the repo map may still list it)
+    asked = turn_context(repo, "Where is the hook benchmark helper defined?", list(files), {"read_file"}, 4096)
+    assert "hook is defined in testing/benchmark.py (line 1, function)." in asked
+
+
 def test_a_question_quoting_an_example_is_shown_where_the_docs_have_it(tmp_path: Path) -> None:
     files = {"README.md": "# qs\n\nDots:\n\n```js\nvar withDots = qs.parse('a.b=c', { allowDots: true });\n```\n",
              "lib/parse.js": "module.exports = function parse(s, o) { return {}; };\n"}

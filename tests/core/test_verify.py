@@ -811,3 +811,51 @@ async def test_a_run_of_the_new_method_that_prints_nothing_is_asked_to_print(
     assert [p.arguments["code"] for p in approver.asked if p.tool == "run_python"][-1].startswith(
         "from calc.stack import Stack\nprint(")
     assert done.text == "Stack.top returns None for an empty stack."
+
+
+async def test_an_add_a_test_edit_that_rewrites_an_existing_test_is_sent_back(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on minimist (outside the benchmark): asked to add a test, the model replaced a value inside an
+    existing test, changing what it checks; it landed with --yes. Now it is sent back before it is proposed,
+    and appending the new test goes through."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    rewrite = {"path": "tests/test_text.py", "old": "assert shout('a') == 'A'", "new": "assert shout('') == ''"}
+    test = "\n\ndef test_shout_empty():\n    assert shout('') == ''\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_file", "arguments": rewrite}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "", "new": test}}]),
+        Reply("Added test_shout_empty."), Reply("Added test_shout_empty."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Add a test to tests/test_text.py checking that "
+                                       "shout of an empty string is empty.", ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert told.startswith("Not done: that edit changes existing lines of tests/test_text.py (line 5:")
+    assert not [e for e in events if getattr(e, "proposal", None) and e.proposal.arguments.get("old")]  # never proposed
+    text = (repo / "tests/test_text.py").read_text()
+    assert "assert shout('a') == 'A'" in text and "def test_shout_empty():" in text
+    # a request to change a test may change it
+    repo2 = fx.build(tmp_path / "repo2", FILES)
+    ollama_server._queue.clear()  # whatever the first turn left unread
+    ollama_server.push(Reply(tool_calls=[{"name": "edit_file", "arguments": rewrite}]), Reply("Changed."),
+                       Reply("Changed."))
+    await run_prompt(repo2, ollama_server.url, "Change the test in tests/test_text.py to check an empty string.",
+                     ScriptedApprover([Decision("approve")] * 3))
+    assert "assert shout('') == ''" in (repo2 / "tests/test_text.py").read_text()
+
+
+async def test_an_edit_of_a_definition_the_request_does_not_name_is_sent_back_once(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Seen on pluggy (outside the benchmark): asked to fix get_name, the model replaced the first class of the
+    module. The request names mul; replacing add is sent back with mul's code, and the retry goes through."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    wrong = {"path": "calc/ops.py", "symbol": "add", "code": "def add(a, b):\n    return a * b * 1\n"}
+    right = {"path": "calc/ops.py", "symbol": "mul", "code": "def mul(a, b):\n    return b * a\n"}
+    ollama_server.push(Reply(tool_calls=[{"name": "edit_symbol", "arguments": wrong}]),
+                       Reply(tool_calls=[{"name": "edit_symbol", "arguments": right}]),
+                       Reply("mul now multiplies b by a."), Reply("mul now multiplies b by a."))
+    await run_prompt(repo, ollama_server.url, "Make mul multiply b by a instead of a by b.",
+                     ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "That names mul (calc/ops.py line 5; its code is above), not add." in told
+    assert "def mul(a, b):\n    return a * b" in ollama_server.requests[1]["messages"][-2]["content"]  # shown
+    text = (repo / "calc/ops.py").read_text()
+    assert "return a + b" in text and "return b * a" in text

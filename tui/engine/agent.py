@@ -20,7 +20,7 @@ from tui.config import Config
 from tui.protocol.errors import ModelError
 from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
                                  TurnDone, TurnStarted)
-from tui.engine import checks, modelstep, preflight
+from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
 from tui.engine.coach import echoes
 from tui.engine.agent_words import is_question, keeps_tests
@@ -68,6 +68,7 @@ class _Turn:
     written: set[str] = field(default_factory=set)  # definitions the model's own changes wrote this turn
     printed_told: bool = False  # an exercise run that printed nothing was told to print, once
     subject_told: bool = False  # the new test was told once that it calls nothing the request names
+    target_told: bool = False  # an edit of a definition the request does not name was sent back once
 
 
     def record_change(self, diff: str) -> None:
@@ -137,6 +138,7 @@ class Agent:
         self._reads: set[str] = set()  # files read and definitions outlined in this turn
         self._suspects = ""
         self.ctx.turn_start.clear()
+        self.ctx.extras["request"] = prompt  # read_file shows the parts of a long file the request names
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
@@ -301,7 +303,10 @@ class Agent:
                     "test. Change the code the test calls instead, with one JSON tool call." + (
                         self._suspects or " The failure names that code."))})  # the hint may have been cut by now
                 return True
-            if call.name == "edit_symbol" and await checks.show_before_replace(self, call, turn):
+            if call.name == "edit_symbol" and (await targets.wrong_target(self, call, turn)
+                                               or await checks.show_before_replace(self, call, turn)):
+                return True
+            if call.name == "edit_file" and testedits.alters_a_test(self, call, turn):
                 return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)

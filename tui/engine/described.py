@@ -272,6 +272,10 @@ def definitions(repo: Path, files: list[str], wanted: set[str]) -> dict[str, lis
     return found
 
 
+_NOT_LIBRARY = re.compile(r"(^|/)(tests?|testing|__tests__|spec|benchmarks?|bench|examples?|docs?)/|(^|/)test_[^/]*$|"
+                          r"[._-](test|spec)\.[^/]+$|(^|/)conftest\.py$")
+
+
 def where_hint(repo: Path, prompt: str, files: list[str]) -> str:
     """For "which file defines compact?": where each definition the question names is ('' when none)."""
     if not ASKS_WHERE.search(prompt):
@@ -279,6 +283,11 @@ def where_hint(repo: Path, prompt: str, files: list[str]) -> str:
     wanted = {w for w in re.findall(r"[A-Za-z_$][\w$]{2,}", prompt) if w.lower() not in QUESTION_WORDS} - \
         {"the", "and", "for", "that", "this", "with", "from", "file", "files", "defined", "define", "defines"}
     found = definitions(repo, files, wanted)
+    if not re.search(r"\btests?\b|\bbench", prompt, re.I):
+        # the library's own code, not a test helper: "where is the hook call tracing" named a function `hook`
+        # in pluggy's testing/benchmark.py (a probe outside the benchmark)
+        found = {n: kept for n, places in found.items()
+                 if (kept := [p for p in places if not _NOT_LIBRARY.search(p[0])])}
     lines = []
     for name in [w for w in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]{2,}", prompt)) if w in found][:2]:
         places = found[name][:3]

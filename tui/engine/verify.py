@@ -107,13 +107,15 @@ def _module_names(rel: str) -> list[str]:
 
 def _score(text: str, modules: list[str], names: list[str], js: bool) -> int:
     score = 0
-    for module in modules:
-        last = re.escape(module.rsplit(".", 1)[-1])
-        if js:
+    for module in modules:  # an import of the module counts once, however it is spelled: a test that imports
+        last = re.escape(module.rsplit(".", 1)[-1])  # a private helper from it is not the one that exercises
+        if js:  # the changed definition (pluggy's test_helpers beat test_pluginmanager, outside the benchmark)
             if re.search(rf"(?:from|require\()\s*['\"][^'\"]*\b{last}(?:\.[jt]sx?)?['\"]", text):
                 score += 2
+                break
         elif re.search(rf"^\s*(?:from\s+[\w.]*\b{re.escape(module)}\b|import\s+[\w.]*\b{re.escape(module)}\b)", text, re.M):
             score += 2
+            break
     for name in names:
         if re.search(rf"\b{re.escape(name)}\b", text):
             score += 3
@@ -165,6 +167,8 @@ def choose(repo: Path, diff: str, files: list[str]) -> Target | None:
             if test.endswith(JS) != js:
                 continue
             score = _score(_read(repo, test), modules, names, js)
+            stem = Path(rel).stem.strip("_").lower()  # a tie goes to the test named after the module
+            score += 1 if score and len(stem) > 2 and stem in Path(test).stem.lower() else 0
             if score and (best is None or score > best[0]):
                 best = (score, test, rel)
     if best is None:

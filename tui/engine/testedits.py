@@ -1,0 +1,45 @@
+"""An "add a test" request keeps the tests that are there: an edit that rewrites existing test lines is sent
+back before it is proposed.
+
+Seen on minimist (a probe outside the benchmark): asked to add a test that ``--no-verbose`` parses to
+``verbose: false``, the 1.5B model replaced ``t: false`` by ``verbose: false`` inside an existing test's
+options, which changed what that test checks; with ``--yes`` it landed, and the turn went on to append a
+copy of another test. Appending (``old=""``) and edits that keep the old text (a new import beside the
+old one, a test inserted after an existing one) pass.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.engine.agent_words import wants_test_change
+from tui.engine.turnmsg import short
+from tui.llm.base import ToolCall
+
+ADDS = re.compile(r"\b(?:add|write|creat|new|append)\w*\b", re.I)
+CHANGES = re.compile(r"\b(?:fix|chang|updat|modif|renam|edit|correct|replac|rewrit)\w*\b", re.I)
+
+
+def alters_a_test(agent, call: ToolCall, turn: Any) -> bool:
+    """True when the call was sent back (told to the model); False to let it run."""
+    from tui.engine.verify import _read, is_test
+
+    path = str(call.arguments.get("path", ""))
+    old, new = str(call.arguments.get("old") or ""), str(call.arguments.get("new") or "")
+    prompt = agent.prompt
+    if call.name != "edit_file" or not old.strip() or old in new or not is_test(path) or \
+            not wants_test_change(prompt) or not ADDS.search(prompt) or CHANGES.search(prompt):
+        return False
+    text = _read(agent.ctx.repo, path) or ""
+    start = agent.ctx.turn_start.get(path) if path in agent.ctx.turn_start else text.encode()
+    at = text.find(old)
+    if at < 0 or old not in (start or b"").decode("utf-8", "replace"):
+        return False  # the edit fails by itself, or it revises lines this turn added (its own new test)
+    line = text.count("\n", 0, at) + 1
+    agent._ask_again(f"the edit would change existing lines of {path} (line {line}) in a request for a new test", (
+        f"Not done: that edit changes existing lines of {path} (line {line}: {old.strip().splitlines()[0][:80]!r}), "
+        f"which changes what a test already there checks. The developer asked for a new test: {short(prompt)} "
+        f"Leave the existing tests as they are and add the new test at the end of {path}: one edit_file call with "
+        "old \"\" and new = the whole new test."))
+    return True
