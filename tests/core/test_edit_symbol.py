@@ -519,3 +519,74 @@ def test_a_statement_sent_for_a_class_points_to_the_method_it_names() -> None:
         splice_python(src, "DistFacade", "x = 1 + 2", "m.py")
     fixed = "@property\ndef project_name(self) -> str:\n    return self._dist.name.lower()\n"
     assert "return self._dist.name.lower()" in splice_python(src, "DistFacade.project_name", fixed, "m.py").text
+
+
+def test_a_method_sent_inside_its_own_class_line_replaces_the_method() -> None:
+    """Seen on pluggy (outside the benchmark): edit_symbol "PluginManager.get_name" with the code
+    `class PluginManager:\\n    def get_name(...)` became a class PluginManager nested in PluginManager."""
+    src = ("class Manager:\n    def get_name(self, plugin):\n        return 'x'\n\n"
+           "    def other(self):\n        return 1\n")
+    wrapped = "class Manager:\n    def get_name(self, plugin):\n        return None\n"
+    done = splice_python(src, "Manager.get_name", wrapped, "m.py")
+    assert done.qualname == "Manager.get_name" and done.text.count("class Manager") == 1
+    assert "    def get_name(self, plugin):\n        return None\n" in done.text and "def other" in done.text
+    other = splice_python(src, "Manager.get_name", "class Helper:\n    def get_name(self):\n        return 2\n", "m.py")
+    assert "class Helper" in other.text  # another class's name: taken as written
+
+
+def test_a_module_level_copy_of_a_method_is_refused(tmp_path: "Path") -> None:
+    """Seen on pluggy (outside the benchmark): after adding PluginManager.plugin_count correctly, the model
+    appended `def plugin_count(self): ...` at the end of the module with edit_file."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose as propose_edit
+
+    src = ("class Manager:\n    def __init__(self):\n        self.plugins = {}\n\n    def count(self):\n"
+           "        return len(self.plugins)\n\n    def names(self):\n        return sorted(self.plugins)\n")
+    repo = make_repo(tmp_path / "r", {"m.py": src, "tests/test_m.py": "def test_a():\n    pass\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    copy = "\n\ndef count(self):\n    return len(self.plugins)\n"
+    with pytest.raises(ToolError, match=r"Manager.count is already a method \(line 5 of m.py\)"):
+        asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": copy}))
+    helper = "\n\ndef count_all(managers):\n    return sum(m.count() for m in managers)\n"  # a real function: fine
+    assert asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": helper})).diff
+
+
+def test_a_body_without_its_return_is_refused_with_the_current_code() -> None:
+    """pluggy (outside the benchmark): the body of the project_name property, `return name`, became the single
+    statement `DistFacade.project_name = DistFacade.project_name.lower()`, so it returned None."""
+    src = "class D:\n    @property\n    def name(self) -> str:\n        value = self.meta['name']\n        return value\n"
+    with pytest.raises(ToolError, match=r"no return, so D.name would return None") as err:
+        splice_python(src, "D.name", "D.name = D.name.lower()", "m.py")
+    assert str(err.value).endswith("@property\ndef name(self) -> str:\n    value = self.meta['name']\n    return value")
+    done = splice_python(src, "D.name", "value = self.meta['name']\nreturn value.lower()", "m.py")
+    assert "        return value.lower()\n" in done.text
+    assert "raise KeyError" in splice_python(src, "D.name", "raise KeyError('name')", "m.py").text
+    procedure = "def log(x):\n    print(x)\n"  # returned nothing before: any body goes
+    assert "pass" in splice_python(procedure, "log", "pass", "m.py").text
+
+
+def test_a_js_test_under_a_title_the_file_has_is_refused(tmp_path: "Path") -> None:
+    """minimist (outside the benchmark): asked for a test of --no-verbose, the model appended a copy of the
+    file's test 'boolean using something similar to true' under the same title."""
+    import asyncio
+
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import fast_config
+    from tui.tools.base import ToolContext
+    from tui.tools.edit_file import propose as propose_edit
+
+    src = ("'use strict';\n\nvar parse = require('../');\nvar test = require('tape');\n\n"
+           "test('flag boolean default false', function (t) {\n\tt.equal(parse(['x']).x, undefined);\n\tt.end();\n});\n\n"
+           "test('boolean using something similar to true', function (t) {\n\tt.same(parse(['-h']), { h: true, _: [] });\n"
+           "\tt.end();\n});\n")
+    repo = make_repo(tmp_path / "r", {"test/bool.js": src, "index.js": "module.exports = function (a) { return a; };\n"})
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    copy = "test('boolean using something similar to true', function (t) {\n\tt.same(parse(['-h']), {});\n\tt.end();\n});\n"
+    with pytest.raises(ToolError, match=r"already has a test titled 'boolean using something similar to true' \(line 11\)"):
+        asyncio.run(propose_edit(ctx, {"path": "test/bool.js", "old": "", "new": copy}))
+    fresh = copy.replace("boolean using something similar to true", "--no-verbose sets verbose to false")
+    assert asyncio.run(propose_edit(ctx, {"path": "test/bool.js", "old": "", "new": fresh})).diff

@@ -14,6 +14,7 @@ import re
 from tui.protocol.errors import ToolError
 from tui.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
 from tui.symbols.model import Symbol, find, is_test_file, walk
+from tui.symbols.pyguards import keeps_returning, member_meant, unwrapped, without_demo
 from tui.symbols.pysyms import is_main_guard, dotted, parse, python_symbols
 from tui.symbols.splice_common import (Spliced, ambiguous_names, insert_lines, located, no_parent,
                                             prepared)
@@ -122,6 +123,7 @@ class _Splice:
         start = target.suite_line if has_doc or not target.body_line else target.body_line
         if not has_doc and not target.body_line:  # only a docstring so far: the code goes after it
             start = target.end + 1
+        keeps_returning(target, "\n".join(self.lines[target.start - 1:target.end]), tree)
         indent = target.body_indent or target.indent + self.unit
         block = indent_block(reindent_python(code, self.unit), indent)
         self.lines[start - 1:target.end] = block
@@ -236,7 +238,8 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     tree, cleaned = parse_code(code)
     imports, code = _split_imports(tree, cleaned)
     tree = ast.parse(code) if imports else tree
-    tree, code, demo = _without_demo(tree, code)
+    tree, code, demo = without_demo(tree, code)
+    tree, code = unwrapped(tree, code, wanted)
     defs = [n for n in tree.body if isinstance(n, _DEFS)]
     splice = _Splice(text, rel)
     found = find(splice.symbols, wanted)
@@ -251,7 +254,7 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     same = [d for d in defs if getattr(d, "name", "") == name] or defs[:1]
     if found and not defs:
         if found[0].kind == "class":
-            _member_meant(splice, found[0], code)
+            member_meant(splice, found[0], code)
         if found[0].kind in ("constant", "field") and tree.body:
             block, start = splice.replace(found, code, list(tree.body))
         else:
@@ -277,37 +280,6 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     new_text = "\n".join(splice.lines) + "\n"
     first, last = located(python_symbols(new_text)[0], defined, start + shift, start + shift + len(block) - 1)
     return Spliced(bom + new_text, action, defined, first, last, "; ".join(filter(None, [note, demo])), demo)
-
-
-def _member_meant(splice: "_Splice", cls: Symbol, code: str) -> None:
-    """A class named and a statement given that names one of its methods (``DistFacade.project_name =
-    DistFacade.project_name.lower()``, seen on pluggy outside the benchmark): refused with the method's
-    symbol and its current code, so the retry replaces that method. Nothing when no member is named."""
-    named = [c for c in cls.children if re.search(rf"\b{re.escape(c.name)}\b", code) and c.name != cls.name]
-    if not named:
-        return
-    member = named[0]
-    now = "\n".join(line[len(cls.body_indent):] for line in splice.lines[member.start - 1:member.end])
-    raise ToolError(f"{cls.qualname} is a class: code for it must be its whole definition. To change "
-                    f"{member.qualname}, call edit_symbol with symbol {member.qualname!r} and the whole new "
-                    f"{member.kind} as code; it is now:\n{now}")
-
-
-def _without_demo(tree: ast.Module, code: str) -> tuple[ast.Module, str, str]:
-    """Statements after the definition that call something at top level (``pm = PluginManager('x')`` then
-    ``print(pm.plugin_count())``) are code to run, not part of it: left out, with a note saying so. Seen on
-    pluggy: a 1.5B model pasted its failed try-out script into edit_symbol, and each resend indented it into
-    the class again. Trailing constants (``LIMIT = 3``) without a bare call are kept."""
-    last = max((i for i, n in enumerate(tree.body) if isinstance(n, _DEFS)), default=-1)
-    tail = tree.body[last + 1:]
-    if last < 0 or not any(isinstance(n, ast.Expr) and isinstance(n.value, (ast.Call, ast.Await)) for n in tail):
-        return tree, code, ""
-    lines = code.split("\n")
-    kept = "\n".join(lines[:tree.body[last].end_lineno]).rstrip()
-    shown = ", ".join(lines[n.lineno - 1].strip()[:40] for n in tail[:2]) + (", ..." if len(tail) > 2 else "")
-    note = (f"left out the {len(tail)} statement(s) after the definition ({shown}): they are code to run, not "
-            "part of it; to run them use run_python")
-    return ast.parse(kept), kept, note
 
 
 _HEADER_ONLY = re.compile(r"\A\s*(?:async\s+)?def\s+(\w+)\s*\(")

@@ -90,6 +90,12 @@ def append(text: str, new: str, rel: str) -> str:
     if not text.strip() or _rewrites(text, body):
         return body + "\n"
     if body.strip() in text:
+        named = re.match(r"\s*(?:@.*\n\s*)*(?:async\s+)?(?:def\s+(test\w*)|(?:test|it)\s*\(\s*['\"`]([^'\"`]+))", body)
+        if named:  # the example test it was shown, resent (pluggy, minimist: outside the benchmark)
+            line = text[:text.find(body.strip())].count("\n") + 1
+            raise ToolError(f"{rel} already contains that text: it is the existing test {named.group(1) or named.group(2)!r} "
+                            f"(line {line}), copied; nothing was added. A new test needs a name of its own and code "
+                            "that checks what the developer asked for.")
         raise ToolError(f"{rel} already contains that text; nothing was added")
     placed = place_appended(text, body) if rel.endswith(".py") else None
     if placed is not None:  # an indented def belongs at module level (or in the class it follows), not nested

@@ -315,6 +315,19 @@ async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: 
         raise ToolError(f"that would make {rel} stop parsing ({js_broken}); nothing was changed. Check the quotes "
                         "and brackets of the new code (a quote inside a '...' string is written \\' ) and send the "
                         "edit again.")
+    from tui.tools.support.jstests import repeated_title
+    from tui.tools.support.pysmells import stray_method
+
+    again = repeated_title(rel, before, after)
+    if again:
+        raise ToolError(f"{rel} already has a test titled {again[0]!r} (line {again[1]}); this one repeats it, so "
+                        "nothing was changed. A new test gets a title of its own that says what it checks, and "
+                        "code that checks what the developer asked for.")
+    stray = stray_method(rel, before, after)
+    if stray:
+        raise ToolError(f"{stray[0]} is already a method (line {stray[1]} of {rel}); a module-level copy of it that "
+                        "takes self would be a second, broken one, so nothing was changed. The method stands as it "
+                        "is: go on with the rest of the request, or answer in plain text.")
     twice = redefined(rel, before, after)
     if twice:
         raise ToolError(f"that would define {twice[0]} a second time in {rel} (the first is at line {twice[1]}), "

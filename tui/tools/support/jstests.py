@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 
 RUNNERS = ("tape", "tap", "ava", "node:test", "zora", "riteway")
 _BOUND = r"(?m)^\s*(?:var|let|const)\s+(\w+)\s*=\s*require\(\s*['\"]({})['\"]\s*\)|^\s*import\s+(\w+)\s+from\s+['\"]({})['\"]"
@@ -89,3 +90,19 @@ def fitted_tests(rel: str, before: str, after: str) -> tuple[str, str]:
     if not notes:
         return after, ""
     return "\n".join(lines), "; ".join(dict.fromkeys(notes))
+
+
+_TITLE = re.compile(r"""(?m)^\s*(?:test|it|specify|t\.test|st\.test)\s*\(\s*(['"`])((?:(?!\1).){1,200})\1""")
+
+
+def repeated_title(rel: str, before: str, after: str) -> tuple[str, int] | None:
+    """A JS test the edit adds under a title the file already has (a copy of the example test it was shown, seen
+    on minimist outside the benchmark): (the title, the line of the first), or None."""
+    if not rel.endswith((".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")):
+        return None
+    first: dict[str, int] = {}
+    for m in _TITLE.finditer(before):
+        first.setdefault(m.group(2), before.count("\n", 0, m.start(2)) + 1)
+    old, new = (Counter(m.group(2) for m in _TITLE.finditer(text)) for text in (before, after))
+    title = next((t for t, n in new.items() if t in first and n > old[t]), None)
+    return (title, first[title]) if title is not None else None

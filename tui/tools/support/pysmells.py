@@ -251,3 +251,27 @@ def smells(tree: ast.Module, filename: str) -> list[tuple[int, str, str]]:
         if isinstance(node, ast.ClassDef):
             found.extend(_attribute_calls(node))
     return found + _unknown_attributes(tree) + _copies(tree)
+
+
+def stray_method(rel: str, old: str, new: str) -> tuple[str, int] | None:
+    """A module-level ``def name(self, ...)`` the edit adds while a class of the file has a method ``name``: a
+    copy of that method pasted at the end of the module (seen on pluggy, outside the benchmark, after the model
+    had added the method correctly). (``Class.name``, its line), or None. Test files are left to renamed_tests."""
+    import ast
+
+    from tui.symbols.model import is_test_file
+
+    if not rel.endswith(".py") or is_test_file(rel):
+        return None
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return None
+    had = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    methods = {m.name: (f"{c.name}.{m.name}", m.lineno) for c in after.body if isinstance(c, ast.ClassDef)
+               for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in after.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in had \
+                and node.args.args and node.args.args[0].arg == "self" and node.name in methods:
+            return methods[node.name]
+    return None
