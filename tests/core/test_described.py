@@ -147,3 +147,19 @@ def test_a_certain_value_change_is_shown_as_the_whole_edit_file_call(tmp_path: P
         "path": "lib/stringify.js", "old": "    delimiter: '&',", "new": "    delimiter: ';',"}
     assert call("Raise the default parameterLimit from 1000 to 2000.")["new"] == "    parameterLimit: 2000"
     assert call("Use '$text' instead of '#text' as the text key.") is None  # two lines tie: the lines only
+
+
+def test_a_question_about_a_one_function_package_is_told_to_run_it(tmp_path: Path) -> None:
+    """minimist (outside the benchmark): "What does minimist return for the argument --no-foo?" was answered
+    from a search for the literal, which the code only has as a pattern."""
+    files = {"package.json": '{"name": "argv-lite", "main": "index.js"}\n',
+             "index.js": "'use strict';\n\nmodule.exports = function (args, opts) {\n  return { _: args };\n};\n",
+             "test/parse.js": "var parse = require('../');\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "What does argv-lite return for the argument --no-foo?", list(files), {"run_command", "run_python"}, 4096)
+    assert "argv-lite is one exported function: to see what it returns for an input, run it" in text
+    assert "require('./')(...)" in text
+    objects = {**files, "index.js": "module.exports = { parse: function (a) { return a; } };\n"}
+    repo2 = fx.build(tmp_path / "repo2", objects)
+    other = turn_context(repo2, "What does argv-lite return for the argument --no-foo?", list(objects), {"run_command", "run_python"}, 4096)
+    assert "is one exported function" not in other

@@ -599,7 +599,7 @@ async def test_an_add_a_test_turn_that_added_no_test_is_shown_a_test_to_copy(
     """Seen on the tune half: asked to add a test to test/parse.js, the model appended a helper function named
     after the option; the suite ran with as many tests as before and the turn ended "Added a test"."""
     repo = fx.build(tmp_path / "repo", FILES)
-    helper = "def shout_twice(s):\n    return shout(shout(s))\n"
+    helper = "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'a'\n"  # a fixture alone: no test
     test = "def test_shout_empty():\n    assert shout('') == ''\n"
     ollama_server.push(
         Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "", "new": helper}}]),
@@ -640,7 +640,7 @@ async def test_an_add_a_test_turn_is_checked_for_a_new_test_before_the_done_ques
     its "done": true ended the turn before the missing test was noticed."""
     repo = fx.build(tmp_path / "repo", FILES)
     helper = json.dumps({"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "",
-                                                            "new": "def shout_twice(s):\n    return shout(shout(s))\n"}})
+                                                            "new": "import pytest\n\n\n@pytest.fixture\ndef word():\n    return 'a'\n"}})
     test = json.dumps({"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "",
                                                           "new": "def test_shout_empty():\n    assert shout('') == ''\n"}})
     ollama_server.push(Reply(helper), Reply(test), Reply('{"done": true, "answer": "Added test_shout_empty."}'))
@@ -859,3 +859,21 @@ async def test_an_edit_of_a_definition_the_request_does_not_name_is_sent_back_on
     assert "def mul(a, b):\n    return a * b" in ollama_server.requests[1]["messages"][-2]["content"]  # shown
     text = (repo / "calc/ops.py").read_text()
     assert "return a + b" in text and "return b * a" in text
+
+
+async def test_add_a_test_code_that_defines_no_test_is_sent_back(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """pluggy (outside the benchmark): asked for a test of is_blocked, the model wrote a copy of is_blocked itself
+    into the test file. It is sent back before it is proposed; the test that follows goes in."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    copy = {"path": "tests/test_text.py", "symbol": "shout", "code": "def shout(s):\n    return s.upper()\n"}
+    test = "\n\ndef test_shout_empty():\n    assert shout('') == ''\n"
+    ollama_server.push(
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": copy}]),
+        Reply(tool_calls=[{"name": "edit_file", "arguments": {"path": "tests/test_text.py", "old": "", "new": test}}]),
+        Reply("Added test_shout_empty."), Reply("Added test_shout_empty."))
+    await run_prompt(repo, ollama_server.url, "Add a test to tests/test_text.py checking that shout of an empty "
+                     "string is empty.", ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert told.startswith("Not done: shout is not a test: pytest runs only functions named test_...")
+    text = (repo / "tests/test_text.py").read_text()
+    assert "def shout" not in text and "def test_shout_empty():" in text

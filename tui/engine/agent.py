@@ -69,6 +69,7 @@ class _Turn:
     printed_told: bool = False  # an exercise run that printed nothing was told to print, once
     subject_told: bool = False  # the new test was told once that it calls nothing the request names
     target_told: bool = False  # an edit of a definition the request does not name was sent back once
+    no_test_told: bool = False  # add-a-test code that defined no test was sent back once
 
 
     def record_change(self, diff: str) -> None:
@@ -306,7 +307,7 @@ class Agent:
             if call.name == "edit_symbol" and (await targets.wrong_target(self, call, turn)
                                                or await checks.show_before_replace(self, call, turn)):
                 return True
-            if call.name == "edit_file" and testedits.alters_a_test(self, call, turn):
+            if testedits.alters_a_test(self, call, turn) or testedits.no_test_in_it(self, call, turn):
                 return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)

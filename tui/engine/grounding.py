@@ -151,7 +151,30 @@ def run_it(repo: Path, prompt: str, files: list[str]) -> str:
             return (f"To see what {name} does for an input, run it: one run_command call like node -e "
                     f"\"console.log(JSON.stringify(require('./{path}')(...)))\" (or require('./') and call its "
                     f"{name}), with the input in place of ...")
+    package = _package_name(repo, files) if "package.json" in files else ""
+    if package and re.search(rf"(?<![\w-]){re.escape(package)}(?![\w-])", prompt, re.I) and _exports_function(repo, files):
+        # "what does minimist return for --no-foo": the package is one function (outside the benchmark)
+        return (f"{package} is one exported function: to see what it returns for an input, run it: one run_command "
+                f"call like node -e \"console.log(JSON.stringify(require('./')(...)))\" with the input in place "
+                "of ... (the arguments the question gives, written as JavaScript values).")
     return ""
+
+
+def _exports_function(repo: Path, files: list[str]) -> bool:
+    """The package's main module (package.json "main", else index.js) is ``module.exports = function``."""
+    import json
+
+    from tui.safety.paths import read_text_or_none
+    from tui.symbols import outline_of
+
+    try:
+        main = json.loads(read_text_or_none(repo, "package.json", 1_000_000) or "{}").get("main") or "index.js"
+    except (ValueError, AttributeError, RecursionError):
+        return False
+    main = str(main).removeprefix("./")
+    main = main if main in files else f"{main}.js" if f"{main}.js" in files else ""
+    text = read_text_or_none(repo, main, 2_000_000) if main else None
+    return bool(text) and any(s.qualname == "module.exports" for s in outline_of(main, text).symbols)
 
 
 def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = None) -> list[str]:

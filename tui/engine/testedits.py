@@ -11,6 +11,7 @@ old one, a test inserted after an existing one) pass.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 from tui.engine.agent_words import wants_test_change
@@ -42,4 +43,36 @@ def alters_a_test(agent, call: ToolCall, turn: Any) -> bool:
         f"which changes what a test already there checks. The developer asked for a new test: {short(prompt)} "
         f"Leave the existing tests as they are and add the new test at the end of {path}: one edit_file call with "
         "old \"\" and new = the whole new test."))
+    return True
+
+
+def no_test_in_it(agent, call: ToolCall, turn: Any) -> bool:
+    """An add-a-test edit of a Python test file whose code defines functions and none of them a test (the 1.5B
+    model wrote ``def is_blocked(self, name): return self._blocked...``, a copy of the code under test, into
+    pluggy's test file, outside the benchmark): sent back, once, before it is proposed. True when it was."""
+    import ast
+
+    from tui.engine.verify import is_test
+    from tui.symbols.model import is_test_file
+
+    path = str(call.arguments.get("path", ""))
+    code = str(call.arguments.get("code") if call.name == "edit_symbol" else call.arguments.get("new") or "")
+    if turn.no_test_told or call.name not in ("edit_file", "edit_symbol") or not path.endswith(".py") or \
+            not (is_test(path) or is_test_file(path)) or not wants_test_change(agent.prompt) or not ADDS.search(agent.prompt):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return False
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    if not defs or any(n.name.lower().startswith("test") or any("fixture" in ast.unparse(d) for d in
+                                                                  getattr(n, "decorator_list", [])) for n in defs):
+        return False  # a test among them, or a fixture (which a test may well need first)
+    turn.no_test_told = True
+    names = ", ".join(n.name for n in defs)
+    agent._ask_again(f"the new code for {path} defines {names}, which is no test", (
+        f"Not done: {names} is not a test: pytest runs only functions named test_... (the code under test stays "
+        f"where it is). The developer asked: {short(agent.prompt)} Add a test with one edit_file call, old \"\" and "
+        f"new = def test_<what it checks>(): ... that calls the code the request names and asserts what it "
+        f"should return, at the end of {path}."))
     return True
