@@ -877,3 +877,22 @@ async def test_add_a_test_code_that_defines_no_test_is_sent_back(tmp_path: Path,
     assert told.startswith("Not done: shout is not a test: pytest runs only functions named test_...")
     text = (repo / "tests/test_text.py").read_text()
     assert "def shout" not in text and "def test_shout_empty():" in text
+
+
+async def test_an_answer_after_a_constrained_step_is_shown_and_a_claim_of_nothing_done_is_pushed_back(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """Tried in the app against the scripted server: after devagent showed the model the method it was about
+    to replace blind, the model answered "Calc.add now returns a + b." with no change made; the turn ended
+    "complete", the app showed no answer at all, and the claim stood. Now the claim is pushed back once, and
+    the answer that ends the turn reaches the front end as text."""
+    files = {"calc.py": "class Calc:\n    def add(self, a, b):\n        return a - b\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    blind = {"path": "calc.py", "symbol": "Calc.add", "code": "def add(self, a, b):\n    return a + b\n"}
+    ollama_server.push(Reply(tool_calls=[{"name": "edit_symbol", "arguments": blind}]),
+                       Reply("Calc.add now returns a + b."), Reply("I could not make the change."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "make Calc.add return a + b")
+    told = ollama_server.requests[2]["messages"][-1]["content"]
+    assert told.startswith("You said a change was made, but no file was changed in this turn.")
+    assert done.text == "I could not make the change."
+    assert [e.text for e in of(events, "text_done")][-1] == "I could not make the change."  # shown
+    assert (repo / "calc.py").read_text() == files["calc.py"]

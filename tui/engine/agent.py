@@ -243,7 +243,8 @@ class Agent:
                         self, turn.problems))
                     constrained = True
                     continue
-                why = "" if turn.pushed_back else checks.unfinished(turn.failed_change, text, turn.changed)
+                why = "" if turn.pushed_back else checks.unfinished(turn.failed_change, text, turn.changed,
+                                                                             is_question(self.prompt))
                 if not why:
                     if await checks.untouched(self, turn) or checks.no_new_test(self, turn):
                         constrained = True
@@ -251,7 +252,8 @@ class Agent:
                     if await checks.check_change(self, turn):
                         constrained = False
                         continue
-                    return TurnDone("complete", text)
+                    # a constrained reply was not streamed: it is shown now (the app showed no answer at all)
+                    return self._answered(text, "complete") if constrained else TurnDone("complete", text)
                 turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
                 self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
                                 "that needs a change, make it now with one JSON tool call (read the file first if "

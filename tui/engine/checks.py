@@ -348,16 +348,21 @@ def problems_left(agent, problems: list[str]) -> str:
             "a whole function or method with its corrected code), or say plainly what you could not do.")
 
 
-def unfinished(failed_change: str, answer: str, changed: bool) -> str:
+def unfinished(failed_change: str, answer: str, changed: bool, question: bool = False) -> str:
     """Why a plain-text answer cannot be the end of the turn yet ('' when it can)."""
     if changed:  # an earlier change stands; only a claim about the failed last one is false
         return f"your last change did not happen: {failed_change}" if failed_change and \
             CLAIMS_CHANGE.search(answer) else ""
     if failed_change:
         return f"nothing was changed: {failed_change}"
-    if CLAIMS_CHANGE.search(answer):
+    if CLAIMS_CHANGE.search(answer) or (NOW_DOES.search(answer) and not question):
         return "you said a change was made, but no file was changed in this turn"
     return ""
+
+
+# "Calc.add now returns a + b." after a turn that changed nothing (seen trying the app with the scripted server)
+NOW_DOES = re.compile(r"\bnow (?:returns?|is|has|does|uses|shows|handles|raises|accepts|supports|checks|prints|"
+                      r"gives|works|defaults?|takes|calls|exports?|sorts?)\b", re.I)
 
 
 async def final_answer(agent, turn: Any) -> TurnDone:
