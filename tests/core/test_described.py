@@ -163,3 +163,15 @@ def test_a_question_about_a_one_function_package_is_told_to_run_it(tmp_path: Pat
     repo2 = fx.build(tmp_path / "repo2", objects)
     other = turn_context(repo2, "What does argv-lite return for the argument --no-foo?", list(objects), {"run_command", "run_python"}, 4096)
     assert "is one exported function" not in other
+
+
+def test_a_package_main_that_leaves_the_repository_is_never_read(tmp_path: Path) -> None:
+    """package.json is the repository's: a "main" that is a symlink out of the work tree is not followed."""
+    outside = tmp_path / "outside.js"
+    outside.write_text("module.exports = function (secret) { return secret; };\n")
+    files = {"package.json": '{"name": "argv-lite", "main": "link.js"}\n', "index.js": "var x = 1;\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    (repo / "link.js").symlink_to(outside)
+    text = turn_context(repo, "What does argv-lite return for --no-foo?", [*files, "link.js"],
+                        {"run_command", "run_python"}, 4096)
+    assert "is one exported function" not in text

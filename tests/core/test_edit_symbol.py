@@ -534,25 +534,31 @@ def test_a_method_sent_inside_its_own_class_line_replaces_the_method() -> None:
     assert "class Helper" in other.text  # another class's name: taken as written
 
 
-def test_a_module_level_copy_of_a_method_is_refused(tmp_path: "Path") -> None:
-    """Seen on pluggy (outside the benchmark): after adding PluginManager.plugin_count correctly, the model
-    appended `def plugin_count(self): ...` at the end of the module with edit_file."""
+def _edit_file_in(tmp_path: "Path", files: dict[str, str]):
+    """edit_file's proposal step against a real git repo holding ``files``."""
     import asyncio
 
     from tests.conftest import make_repo
     from tests.core.agent_helpers import fast_config
     from tui.tools.base import ToolContext
-    from tui.tools.edit_file import propose as propose_edit
+    from tui.tools.edit_file import propose
 
+    repo = make_repo(tmp_path / "r", files)
+    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    return lambda args: asyncio.run(propose(ctx, args))
+
+
+def test_a_module_level_copy_of_a_method_is_refused(tmp_path: "Path") -> None:
+    """Seen on pluggy (outside the benchmark): after adding PluginManager.plugin_count correctly, the model
+    appended `def plugin_count(self): ...` at the end of the module with edit_file."""
     src = ("class Manager:\n    def __init__(self):\n        self.plugins = {}\n\n    def count(self):\n"
            "        return len(self.plugins)\n\n    def names(self):\n        return sorted(self.plugins)\n")
-    repo = make_repo(tmp_path / "r", {"m.py": src, "tests/test_m.py": "def test_a():\n    pass\n"})
-    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    propose_edit = _edit_file_in(tmp_path, {"m.py": src, "tests/test_m.py": "def test_a():\n    pass\n"})
     copy = "\n\ndef count(self):\n    return len(self.plugins)\n"
     with pytest.raises(ToolError, match=r"Manager.count is already a method \(line 5 of m.py\)"):
-        asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": copy}))
+        propose_edit({"path": "m.py", "old": "", "new": copy})
     helper = "\n\ndef count_all(managers):\n    return sum(m.count() for m in managers)\n"  # a real function: fine
-    assert asyncio.run(propose_edit(ctx, {"path": "m.py", "old": "", "new": helper})).diff
+    assert propose_edit({"path": "m.py", "old": "", "new": helper}).diff
 
 
 def test_a_body_without_its_return_is_refused_with_the_current_code() -> None:
@@ -572,21 +578,14 @@ def test_a_body_without_its_return_is_refused_with_the_current_code() -> None:
 def test_a_js_test_under_a_title_the_file_has_is_refused(tmp_path: "Path") -> None:
     """minimist (outside the benchmark): asked for a test of --no-verbose, the model appended a copy of the
     file's test 'boolean using something similar to true' under the same title."""
-    import asyncio
-
-    from tests.conftest import make_repo
-    from tests.core.agent_helpers import fast_config
-    from tui.tools.base import ToolContext
-    from tui.tools.edit_file import propose as propose_edit
-
     src = ("'use strict';\n\nvar parse = require('../');\nvar test = require('tape');\n\n"
            "test('flag boolean default false', function (t) {\n\tt.equal(parse(['x']).x, undefined);\n\tt.end();\n});\n\n"
            "test('boolean using something similar to true', function (t) {\n\tt.same(parse(['-h']), { h: true, _: [] });\n"
            "\tt.end();\n});\n")
-    repo = make_repo(tmp_path / "r", {"test/bool.js": src, "index.js": "module.exports = function (a) { return a; };\n"})
-    ctx = ToolContext(repo=repo, config=fast_config(repo), emit=lambda e: None)
+    propose_edit = _edit_file_in(tmp_path, {"test/bool.js": src,
+                                            "index.js": "module.exports = function (a) { return a; };\n"})
     copy = "test('boolean using something similar to true', function (t) {\n\tt.same(parse(['-h']), {});\n\tt.end();\n});\n"
     with pytest.raises(ToolError, match=r"already has a test titled 'boolean using something similar to true' \(line 11\)"):
-        asyncio.run(propose_edit(ctx, {"path": "test/bool.js", "old": "", "new": copy}))
+        propose_edit({"path": "test/bool.js", "old": "", "new": copy})
     fresh = copy.replace("boolean using something similar to true", "--no-verbose sets verbose to false")
-    assert asyncio.run(propose_edit(ctx, {"path": "test/bool.js", "old": "", "new": fresh})).diff
+    assert propose_edit({"path": "test/bool.js", "old": "", "new": fresh}).diff
