@@ -44,6 +44,7 @@ class ModelConfig:
     check_done: str = "auto"  # after a change, ask whether the request is complete: auto (text-protocol calls) | on | off
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
     verify: str = "auto"  # after a change, run the tests that exercise it before the turn ends: auto | off
+    constrain: str = "auto"  # replies as grammar-constrained JSON calls: auto (after a reply with no usable call) | always
 
 
 @dataclass

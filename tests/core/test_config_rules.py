@@ -66,7 +66,7 @@ def _sample(key: str) -> Any:
                "sandbox.mask": ["secrets"], "ui.theme_dir": "themes", "ui.theme": "devagent-light",
                "tests.command": "pytest -q", "review.blocking": ["warning"], "unlock": ["sudo"],
                "policy.allow": ["make *"], "policy.ask": ["git push *"], "policy.deny": ["rm -r *"],
-               "sandbox.mode": "bwrap", "model.verify": "off", "project.pass_env": ["DEVAGENT_API_KEY"],
+               "sandbox.mode": "bwrap", "model.verify": "off", "model.constrain": "always", "project.pass_env": ["DEVAGENT_API_KEY"],
                "project.python": ".venv/bin/python", "project.env": {"PYTHONPATH": "src"}}
     if key in special:
         return special[key]

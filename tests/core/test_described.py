@@ -149,6 +149,29 @@ def test_a_certain_value_change_is_shown_as_the_whole_edit_file_call(tmp_path: P
     assert call("Use '$text' instead of '#text' as the text key.") is None  # two lines tie: the lines only
 
 
+def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tmp_path: Path) -> None:
+    """itsdangerous (outside the benchmark): 'from b"itsdangerous.Signer" to b"itsdangerous"' found no line (the
+    ``b`` was read as the old value), and the model rewrote the whole 156-line class instead of one line."""
+    import json
+
+    files = {"signer.py": 'class Signer:\n    """Signs with a salt (default ``itsdangerous.Signer``)."""\n\n'
+                          '    def __init__(\n        self,\n        salt: bytes | None = b"itsdangerous.Signer",\n'
+                          '        sep: bytes = b".",\n    ):\n        self.salt = salt\n',
+             "words.py": "PATTERN = r'\\s'\n"}
+    repo = fx.build(tmp_path / "repo", files)
+
+    def call(prompt: str) -> dict | None:
+        text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
+        line = next((ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"')), None)
+        return json.loads(line)["arguments"] if line else None
+
+    assert call('Change the default salt of Signer from b"itsdangerous.Signer" to b"itsdangerous".') == {
+        "path": "signer.py", "old": '        salt: bytes | None = b"itsdangerous.Signer",',
+        "new": '        salt: bytes | None = b"itsdangerous",'}
+    assert call("Make PATTERN r'\\s+' instead of r'\\s'.") == {
+        "path": "words.py", "old": "PATTERN = r'\\s'", "new": "PATTERN = r'\\s+'"}
+
+
 def test_a_question_about_a_one_function_package_is_told_to_run_it(tmp_path: Path) -> None:
     """minimist (outside the benchmark): "What does minimist return for the argument --no-foo?" was answered
     from a search for the literal, which the code only has as a pattern."""

@@ -116,6 +116,20 @@ def test_malformed_attempt_gives_an_error_but_plain_json_is_left_alone() -> None
     assert extract_tool_calls("set {name: value} in the dict", TOOLS).errors == []
 
 
+def test_a_run_whose_fence_closes_before_its_json_is_the_run_meant() -> None:
+    """itsdangerous (a probe outside the benchmark): the model ended its run_python code and the fence, and left
+    the string, the arguments and the call open; told "could not be read", it wrote the code into a test file."""
+    names = TOOLS | {"run_python"}
+    reply = ('```json\n{\n  "name": "run_python",\n  "arguments": {\n    "code": "from m import S\\n'
+             'for salt in [\'a\', \'b\']:\\n    print(S(\'k\').copy(salt))\n```\nThis prints each copy.')
+    result = extract_tool_calls(reply, names)
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("run_python", {"code": "from m import S\nfor salt in ['a', 'b']:\n    print(S('k').copy(salt))"})]
+    assert result.errors == [] and result.text.strip() == "This prints each copy."
+    cut = extract_tool_calls('{"name": "run_python", "arguments": {"code": "print(1', names)  # no fence: cut off
+    assert cut.calls == [] and cut.errors
+
+
 def test_arguments_that_are_not_an_object_are_an_error() -> None:
     result = extract_tool_calls('{"name": "read_file", "arguments": ["app.py"]}', TOOLS)
     assert result.calls == [] and "must be a JSON object" in result.errors[0]

@@ -249,3 +249,82 @@ def test_an_edit_that_would_break_a_files_syntax_is_refused(tmp_path: Path, olla
     first, second = results(events, "edit_file")
     assert not first["ok"] and "would make store.py stop parsing (line" in first["output"]
     assert second["ok"] and python(repo, "import store; print(store.Store().get('x'))") == "None"
+
+
+SIGNER = '''class Signer:
+    def __init__(self, secret_key, salt=b"itsdangerous.Signer", sep=b"."):
+        self.secret_key = secret_key
+        self.salt = salt
+        self.sep = sep
+
+    def sign(self, value):
+        return value + self.sep + self.salt
+'''
+
+
+def test_a_new_method_whose_example_values_became_parameters_is_sent_back(tmp_path: Path,
+                                                                          ollama_server: ScriptedOllama) -> None:
+    """itsdangerous (a probe outside the benchmark): "a __repr__ ... like Signer(salt=b'x', sep=b'.')" became
+    ``def __repr__(self, salt=b'x', sep=b'.')``, which formats its own defaults; the tests passed."""
+    repo = make_repo(tmp_path / "repo", {"signer.py": SIGNER})
+    shadowing = ("def __repr__(self, salt=b'x', sep=b'.'):\n"
+                 "    return f'Signer(salt={salt!r}, sep={sep!r})'")
+    right = "def __repr__(self):\n    return f'Signer(salt={self.salt!r}, sep={self.sep!r})'"
+    ollama_server.push(
+        text_call("edit_symbol", path="signer.py", symbol="Signer.__repr__", code=shadowing),
+        text_call("edit_symbol", path="signer.py", symbol="Signer.__repr__", code=right),
+        Reply("Added Signer.__repr__."))
+    events = run(repo, ollama_server, "Add a __repr__ method to Signer that returns something like "
+                                      "Signer(salt=b'x', sep=b'.').")
+    refused, added = results(events, "edit_symbol")
+    assert not refused["ok"] and "Python calls __repr__ with no arguments besides self, but your __repr__ also " \
+        "takes salt, sep; nothing was changed" in refused["output"]
+    assert "self.secret_key, self.salt, self.sep: use those" in refused["output"]
+    assert "def __repr__(self):" in refused["output"]
+    assert added["ok"], added["output"]
+    assert python(repo, "import signer; print(repr(signer.Signer('k', salt=b's')))") == "Signer(salt=b's', sep=b'.')"
+
+
+def test_a_new_method_spelled_with_its_arguments_may_not_grow_more(tmp_path: Path,
+                                                                   ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {"signer.py": SIGNER})
+    grown = "def with_salt(self, salt, secret_key=None):\n    return Signer(secret_key, salt, self.sep)"
+    ollama_server.push(
+        text_call("edit_symbol", path="signer.py", symbol="Signer.with_salt", code=grown),
+        Reply("I could not add it."))
+    events = run(repo, ollama_server, "Add a method with_salt(salt) to Signer that returns a copy with that salt.")
+    [refused] = results(events, "edit_symbol")
+    assert "the request asks for with_salt(salt), but your with_salt also takes secret_key" in refused["output"]
+    assert "def with_salt(self, salt):" in refused["output"]
+    assert "with_salt" not in (repo / "signer.py").read_text()
+    # the same method where the request does not spell its arguments is not second-guessed
+    ollama_server.push(text_call("edit_symbol", path="signer.py", symbol="Signer.with_salt", code=grown),
+                       Reply("Added with_salt."))
+    run(repo, ollama_server, "Add a method with_salt to Signer that returns a copy with another salt.")
+    assert "def with_salt(self, salt, secret_key=None):" in (repo / "signer.py").read_text()
+
+
+def test_try_out_code_written_into_a_test_file_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """itsdangerous (a probe outside the benchmark): asked to run its new method, the model appended a loop of
+    print calls to test_serializer.py with edit_file; it landed, and pytest ran it on every collection."""
+    repo = make_repo(tmp_path / "repo", {"signer.py": SIGNER,
+                                         "tests/test_signer.py": "from signer import Signer\n\n\ndef test_sign():\n"
+                                                                 "    assert Signer('k').sign(b'v')\n"})
+    script = "\nfor salt in [b'a', b'b']:\n    print(Signer('k', salt=salt).sign(b'v'))\n"
+    ollama_server.push(
+        text_call("edit_file", path="tests/test_signer.py", old="", new=script),
+        text_call("edit_file", path="signer.py", old="", new="\nprint(Signer('k').sign(b'v'))\n"),
+        Reply("Done."))
+    events = run(repo, ollama_server, "Check that Signer.sign works with other salts.")
+    refused = results(events, "edit_file")
+    assert [r["ok"] for r in refused] == [False, False]
+    assert "that puts code at the top level of tests/test_signer.py (line 7: for salt in [b'a', b'b']:)" in \
+        refused[0]["output"] and "send it to run_python" in refused[0]["output"]
+    assert "top level of signer.py" in refused[1]["output"]
+    assert git(repo, "status", "--porcelain") == ""
+    # asked for in so many words, it is the developer's call
+    ollama_server.push(text_call("edit_file", path="signer.py", old="", new="\nprint('signer loaded')\n"),
+                       Reply("Added the print."))
+    later = run(repo, ollama_server, "Print 'signer loaded' when signer.py is imported.")
+    assert "print('signer loaded')" in (repo / "signer.py").read_text(), [
+        e for e in later if e["type"] in ("tool_result", "notice")]

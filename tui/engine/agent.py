@@ -123,7 +123,9 @@ class Agent:
         text = ""
         started = time.monotonic()
         deadline = started + cfg.turn_seconds if cfg.turn_seconds else None
+        always = cfg.constrain == "always"  # every reply a JSON call (or the answer pseudo-call), by grammar
         for _step in range(cfg.max_steps):
+            constrained = constrained or always
             if deadline is not None and time.monotonic() > deadline:
                 self.emit(Notice(f"this request took over {cfg.turn_seconds:.0f} s (model.turn_seconds); "
                                  "asking the model for its answer", "warning"))
@@ -168,8 +170,10 @@ class Agent:
             if turn.scratch and (calls or not errors):
                 self._forget(turn.scratch)  # the model recovered: its malformed reply would only mislead it
             if calls and calls[0].name == ANSWER:
-                answer = str(calls[0].arguments.get("text") or calls[0].arguments.get("answer") or "")
-                return self._answered(answer, "complete")
+                answer = _answer_of(calls[0].arguments)
+                if not always:
+                    return self._answered(answer, "complete")
+                text, calls, errors = answer, [], []  # the answer goes through the checks a plain one does
             if not calls:
                 if errors and turn.bad_calls < cfg.max_tool_retries:
                     turn.bad_calls += 1
@@ -373,3 +377,12 @@ class Agent:
 
     async def decide(self, proposal: Proposal) -> Decision:
         return await self.gate.decide(proposal)
+
+
+def _answer_of(arguments: dict[str, Any]) -> str:
+    """The text of an ``answer`` pseudo-call: its "text" or "answer", else the first string it holds (the grammar
+    fixes the call's shape, not the names of its arguments)."""
+    for key in ("text", "answer"):
+        if isinstance(arguments.get(key), str) and arguments[key]:
+            return str(arguments[key])
+    return next((v for v in arguments.values() if isinstance(v, str) and v), "")

@@ -127,9 +127,11 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         "\n".join(lines)
 
 
-# The old value: quoted (anything up to the closing quote: '#text', '&', '%.1f') or a bare word or number.
-_VALUE = r"""(?:(['"`])([^'"`\s][^'"`]{0,40}?)\1|([\w.\-+]+))"""
-_FROM_TO = re.compile(rf"\bfrom\s+{_VALUE}\s+to\s+(?:(['\"`])[^'\"`]+\4|[\w.\-+]+)", re.I)
+# The old value: quoted (anything up to the closing quote: '#text', '&', '%.1f'; a literal's prefix, as in
+# b"salt" or r'\d', is not part of it) or a bare word or number.
+_PREFIX = r"(?:\b[bBrRuUfF]{1,2}(?=['\"]))?"
+_VALUE = rf"""(?:{_PREFIX}(['"`])([^'"`\s][^'"`]{{0,40}}?)\1|([\w.\-+]+))"""
+_FROM_TO = re.compile(rf"\bfrom\s+{_VALUE}\s+to\s+(?:{_PREFIX}(['\"`])[^'\"`]+\4|[\w.\-+]+)", re.I)
 
 
 _INSTEAD = re.compile(rf"\binstead\s+of\s+(?:an?\s+|the\s+)?{_VALUE}", re.I)
@@ -175,7 +177,7 @@ def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, st
             found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
             if found:
                 named = sum(1 for w in wanted if w in line.lower()) + in_named_file
-                assigned = re.search(r"[=:]\s*$", line[:found.start()]) is not None  # a setting, not prose
+                assigned = re.search(r"[=:]\s*(?:[bBrRuUfF]{0,2}['\"`])?$", line[:found.start()]) is not None  # a setting
                 hits.append((named + 2 * assigned, path, number, line, lines.count(line)))
     hits.sort(key=lambda h: -h[0])
     return hits
@@ -202,7 +204,7 @@ def _new_value(prompt: str) -> str | None:
     found = _FROM_TO.search(prompt)
     if found:
         tail = found.group(0)
-        to = re.search(r"\bto\s+(?:(['\"`])([^'\"`]+)\1|([\w.\-+]+))\Z", tail)
+        to = re.search(rf"\bto\s+(?:{_PREFIX}(['\"`])([^'\"`]+)\1|([\w.\-+]+))\Z", tail)
         if to:
             value = to.group(2) or (to.group(3) or "").rstrip(".")
             return NUMBERS.get(value.lower(), value) if not to.group(2) else value

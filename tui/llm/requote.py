@@ -6,14 +6,15 @@ so the string ends at the first of them and nothing after it is JSON (nor a Pyth
 twice in one turn on a real library; each time the whole call was lost and the model, told its JSON
 was broken, wrote the same call again. Here the values of the arguments that hold code or text are
 re-read as running from their opening quote to the quote that is followed by the next argument's name
-(or by the call's closing braces), and every bare quote inside is escaped.
+(or by the call's closing braces), and every bare quote inside is escaped. Also here: a run whose code block
+ends before its JSON does (closed_at_fence).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 TEXT_KEYS = ("code", "content", "new", "old", "command", "new_code", "source", "body")
 ARG_NAMES = ("path", "symbol", "name", "arguments", "selection", "message", "mode", "timeout", "cwd", "pattern",
@@ -89,3 +90,40 @@ def quote_escapes(snippet: str) -> str:
         bare = re.search(r"(?<!\\)'", text) is not None
         return re.sub(r"(?<!\\)\\'", r"\\\\'" if bare else "'", text)
     return _JSON_STRING.sub(fix, snippet)
+
+
+RUNS = ("run_python", "run_command")  # the calls an unclosed JSON may be completed for
+
+
+def closed_at_fence(text: str, start: int, loads: Callable[[str], Any]) -> tuple[Any, int] | None:
+    """A call whose code block ends before its JSON does: the model closed the fence after the last line of its
+    code and left the string, the arguments and the call open (``"code": "...print(x)\n```"``; seen on
+    itsdangerous, outside the benchmark). Closed in the order they were opened, it is the call the model meant;
+    (value, the fence's start) or None. Only where a fence ends it (a reply cut off mid-way is not completed), and
+    only for runs."""
+    fence = text.find("```", start)
+    if fence < 0:
+        return None
+    snippet = text[start:fence].rstrip()
+    stack: list[str] = []
+    quote, escaped = "", False
+    for char in snippet:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char == '"':
+            quote = char
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]":
+            if not stack or stack.pop() != char:
+                return None
+    if not stack or escaped:
+        return None
+    obj = loads(snippet + quote + "".join(reversed(stack)))
+    runs = isinstance(obj, dict) and obj.get("name") in RUNS  # a run is shown, sandboxed and writes nothing;
+    return (obj, fence) if runs else None  # an edit or a file so completed could lose what the model meant

@@ -45,6 +45,7 @@ REPO_RULES: dict[str, tuple[str, str]] = {
     "model.check_done": ("free", "one extra question to the same model"),
     "model.read_mentioned": ("lower", "files read for the model without asking"),
     "model.verify": ("free", "the test run it starts is a proposal, asked for like any command"),
+    "model.constrain": ("free", "how replies are sampled, not what they may do"),
     "model.turn_seconds": ("lower", "bounds how long one request may take"),
     "limits.command_timeout": ("lower", "a longer limit lets a command hang"),
     "limits.idle_timeout": ("lower", "a longer limit lets a command hang"),
@@ -85,6 +86,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "model.native_tools": ("auto", "on", "off"),
     "model.check_done": ("auto", "on", "off"),
     "model.verify": ("auto", "off"),
+    "model.constrain": ("auto", "always"),
     "sandbox.mode": ("auto", "bwrap", "none"),
 }
 _ITEM_CHOICES: dict[str, tuple[str, ...]] = {"review.blocking": ("error", "warning", "info")}

@@ -85,6 +85,10 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         done = _new_test_instead(rel, text, done, code, (start or b"").decode("utf-8", "replace")) or done
     if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)
+    elif done.action == "added" and language_of(rel) == "python":
+        from tui.symbols.pysignature import check_added
+
+        check_added(done.qualname, code, str(ctx.extras.get("request") or ""), text)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
     if new == old and done.action == "replaced":  # a small model asked to add a test resends the existing one
         parent, _, name = done.qualname.rpartition(".")

@@ -316,13 +316,20 @@ async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: 
                         "and brackets of the new code (a quote inside a '...' string is written \\' ) and send the "
                         "edit again.")
     from tui.tools.support.jstests import repeated_title
-    from tui.tools.support.pysmells import stray_method
+    from tui.tools.support.pysmells import script_added, stray_method
 
     again = repeated_title(rel, before, after)
     if again:
         raise ToolError(f"{rel} already has a test titled {again[0]!r} (line {again[1]}); this one repeats it, so "
                         "nothing was changed. A new test gets a title of its own that says what it checks, and "
                         "code that checks what the developer asked for.")
+    script = script_added(rel, before if old is not None else None, after)
+    if script and not re.search(r"\b(?:top[- ]level|module[- ]level|imported|(?:on|at) import|"
+                                r"import time|script)\b", str(ctx.extras.get("request") or ""), re.I):
+        raise ToolError(f"that puts code at the top level of {rel} (line {script[0]}: {script[1]}), which runs every "
+                        "time it is imported (pytest imports a test file to collect it); nothing was changed. To try "
+                        "code out, send it to run_python (nothing is written); to keep it as a test, put it in "
+                        "def test_<what it checks>(): with an assert.")
     stray = stray_method(rel, before, after)
     if stray:
         raise ToolError(f"{stray[0]} is already a method (line {stray[1]} of {rel}); a module-level copy of it that "

@@ -275,3 +275,48 @@ def stray_method(rel: str, old: str, new: str) -> tuple[str, int] | None:
                 and node.args.args and node.args.args[0].arg == "self" and node.name in methods:
             return methods[node.name]
     return None
+
+
+def _script_statements(tree: "ast.Module") -> list["ast.stmt"]:
+    """Top-level statements that do work when the module is imported: bare calls (``print(x)``), loops and
+    ``with`` blocks; the ``sys.path``/``warnings`` set-up a test module may have is not counted."""
+    import ast
+
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            found.append(node)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await)):
+            name = ast.unparse(node.value.func) if isinstance(node.value, ast.Call) else ""
+            if not name.startswith(("sys.path.", "warnings.", "pytest.", "os.environ")):
+                found.append(node)
+    return found
+
+
+def _defined(tree: "ast.Module") -> set[str]:
+    import ast
+
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def script_added(rel: str, old: str | None, new: str) -> tuple[int, str] | None:
+    """(line, its text) of the first script statement an edit adds at the top level of a Python module that had
+    none: the try-out code a small model writes into the module or its test file instead of running it
+    (itsdangerous, outside the benchmark: a ``for`` loop of ``print`` calls appended to test_serializer.py).
+    None for scripts (a file that already does work at import, setup.py, __main__.py) and for new files."""
+    import ast
+
+    name = rel.rsplit("/", 1)[-1]
+    if not rel.endswith(".py") or old is None or name in ("setup.py", "__main__.py", "conftest.py", "noxfile.py"):
+        return None
+    try:
+        before, after = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return None
+    if _script_statements(before) or not _defined(before) <= _defined(after):
+        return None  # a script already, or rewritten as another file (that is write_file's keep-lines rule)
+    added = _script_statements(after)
+    if not added:
+        return None
+    line = new.splitlines()[added[0].lineno - 1].strip()
+    return added[0].lineno, line[:80]
