@@ -11,6 +11,7 @@ held-out transcripts and failure details go to OUT/heldout only, never to the co
 
 usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|all] [--project NAME] [--only TASK,...]
                              [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR] [--json FILE]
+                             [--constrain auto|always]
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]]) -> int
 
 def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: list[str], args: argparse.Namespace,
               out: Path) -> list[Result]:
-    config = write_user_config(fixtures.work / "config.toml", max_steps=args.max_steps, context=4096, threads=2)
+    extra = {"constrain": args.constrain} if args.constrain else {}
+    config = write_user_config(fixtures.work / "config.toml", max_steps=args.max_steps, context=4096, threads=2,
+                               **extra)
     argv, from_checkout = devagent_argv()
     results = []
     for project, task in chosen:
@@ -132,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-name", default="qwen2.5-coder:1.5b", help="the model's name on --host")
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per task, seconds (then killed)")
     parser.add_argument("--max-steps", type=int, default=12, help="model round trips per turn")
+    parser.add_argument("--constrain", choices=("auto", "always"), help="model.constrain for the runs (default: "
+                        "devagent's own default)")
     parser.add_argument("--work", help="where fixtures and environments are built (default: a new temp dir)")
     parser.add_argument("--out", help="transcripts go to OUT/tune and OUT/heldout (default: WORK/out)")
     parser.add_argument("--json", metavar="FILE", help="write the results (held-out rows: pass/fail and time only)")

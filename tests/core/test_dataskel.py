@@ -54,3 +54,31 @@ def test_a_newline_the_json_encoding_unescaped_is_put_back(tmp_path: Path) -> No
     assert unescaped_newlines("x = '\n") == "x = '\n"  # not that shape: left for the error to explain
     code = _skeleton("data/feeds.json", "trim every string in data/feeds.json", tmp_path)
     assert "\\" not in code  # nothing in the skeleton a model can mis-escape
+
+
+KEYS = "name,key,uses\n  alice , k1,3\nbob,k2 ,  5\n,k3,1\n carol,k4,\n  ,k5,2\ndave,k6,7\nbob,k2,5\n"
+
+
+def _run_csv(tmp_path: Path, prompt: str, text: str = KEYS) -> tuple[str, str]:
+    (tmp_path / "data").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data/keys.csv").write_bytes(text.encode())
+    code = _skeleton("data/keys.csv", prompt, tmp_path).split("\n", 1)[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return code, (tmp_path / "data/keys.csv").read_bytes().decode()
+
+
+def test_the_csv_skeleton_is_the_steps_asked_for_on_the_header_s_columns(tmp_path: Path) -> None:
+    """itsdangerous probe (outside the benchmark): given every cleaning step at once, the model ran them all and
+    kept the rows "whose name is empty"; and csv's \\r\\n endings changed every line of a \\n file."""
+    code, text = _run_csv(tmp_path, "Clean data/keys.csv in place: strip spaces around every field and drop rows "
+                                    "whose name is empty.")
+    assert text == "name,key,uses\nalice,k1,3\nbob,k2,5\ncarol,k4,\ndave,k6,7\nbob,k2,5\n"  # \n kept; duplicates too
+    assert "dict.fromkeys" not in code  # not asked for
+    code, text = _run_csv(tmp_path / "b", "Remove duplicate rows from data/keys.csv and sort it by name.",
+                          "name,key\nb,1\na,2\nb,1\n")
+    assert text == "name,key\na,2\nb,1\n" and "strip()" not in code
+    _, text = _run_csv(tmp_path / "c", "Lower-case the name column of data/keys.csv.", "name,key\r\nAB,1\r\n")
+    assert text == "name,key\r\nab,1\r\n"  # the file's own \r\n endings, kept
+    gap = _skeleton("data/keys.csv", "Rename the column key to token in data/keys.csv", tmp_path)
+    assert "# ... change data here ..." in gap

@@ -328,3 +328,25 @@ def test_try_out_code_written_into_a_test_file_is_refused(tmp_path: Path, ollama
     later = run(repo, ollama_server, "Print 'signer loaded' when signer.py is imported.")
     assert "print('signer loaded')" in (repo / "signer.py").read_text(), [
         e for e in later if e["type"] in ("tool_result", "notice")]
+
+
+def test_a_parameter_sent_as_a_new_variable_gets_the_call_that_changes_its_default(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """itsdangerous (a probe outside the benchmark): "change the default salt of Signer" became
+    ``edit_symbol(symbol="salt", code="salt = b'itsdangerous'")``, a module variable nothing reads."""
+    repo = make_repo(tmp_path / "repo", {"signer.py": SIGNER})
+
+    def copy_the_call(body: dict[str, Any]) -> Reply:
+        suggested = re.search(r"send:\n(\{.*\})", last_result(body))
+        assert suggested, last_result(body)
+        return Reply(suggested.group(1))
+
+    ollama_server.push(text_call("edit_symbol", path="signer.py", symbol="salt", code="salt = b'itsdangerous'"),
+                       copy_the_call, Reply("The default salt is now b'itsdangerous'."))
+    events = run(repo, ollama_server, 'Change the default salt of Signer from b"itsdangerous.Signer" to b"itsdangerous".')
+    [refused] = results(events, "edit_symbol")
+    assert "salt is not a definition in signer.py: it is a parameter of __init__ (line 2:" in refused["output"]
+    assert [r["ok"] for r in results(events, "edit_file")] == [True]
+    text = (repo / "signer.py").read_text()
+    assert "salt=b'itsdangerous', sep" in text and "\nsalt =" not in text
+    assert python(repo, "import signer; print(signer.Signer('k').salt)") == "b'itsdangerous'"

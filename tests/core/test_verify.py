@@ -374,6 +374,8 @@ async def test_a_named_file_left_unchanged_is_pointed_out_once(tmp_path: Path, o
 @pytest.mark.parametrize(("rest", "part"), [
     ("export it from the calc package", "calc/__init__.py"),  # the package's __init__.py, not named in the prompt
     ("tests for it in tests/test_sub.py", "tests/test_sub.py"),  # a file to create, not there yet
+    ("add a test for it", "tests/test_ops.py"),  # the test file named after the changed module
+    ("with a test", "tests/test_ops.py"),
 ])
 async def test_a_part_the_request_implies_is_pointed_out_when_left_undone(
         tmp_path: Path, ollama_server: ScriptedOllama, rest: str, part: str) -> None:
@@ -840,6 +842,27 @@ async def test_an_add_a_test_edit_that_rewrites_an_existing_test_is_sent_back(
     await run_prompt(repo2, ollama_server.url, "Change the test in tests/test_text.py to check an empty string.",
                      ScriptedApprover([Decision("approve")] * 3))
     assert "assert shout('') == ''" in (repo2 / "tests/test_text.py").read_text()
+
+
+async def test_an_add_a_test_edit_symbol_over_an_existing_test_is_sent_back(
+        tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    """itsdangerous probe (outside the benchmark): asked for a new test, the model wrote it over an existing test
+    with edit_symbol (pointed there by the check for a definition the request names). Sent back with the name
+    to use instead; the new test under its own name goes through and the old one stays."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    over = {"path": "tests/test_text.py", "symbol": "test_shout", "code": "def test_shout():\n    assert shout('') == ''"}
+    own = {"path": "tests/test_text.py", "symbol": "test_shout_empty",
+           "code": "def test_shout_empty():\n    assert shout('') == ''"}
+    ollama_server.push(Reply(tool_calls=[{"name": "edit_symbol", "arguments": over}]),
+                       Reply(tool_calls=[{"name": "edit_symbol", "arguments": own}]),
+                       Reply("Added test_shout_empty."), Reply("Added test_shout_empty."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Add a test for shout that checks an empty string.",
+                                       ScriptedApprover([Decision("approve")] * 4))
+    told = ollama_server.requests[1]["messages"][-1]["content"]
+    assert told.startswith("Not done: test_shout is a test tests/test_text.py already has (line 4)")
+    assert "symbol 'test_<what it checks>'" in told
+    text = (repo / "tests/test_text.py").read_text()
+    assert "assert shout('a') == 'A'" in text and "def test_shout_empty():" in text
 
 
 async def test_an_edit_of_a_definition_the_request_does_not_name_is_sent_back_once(

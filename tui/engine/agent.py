@@ -266,10 +266,10 @@ class Agent:
                     "test. Change the code the test calls instead, with one JSON tool call." + (
                         self._suspects or " The failure names that code."))})  # the hint may have been cut by now
                 return True
+            if testedits.alters_a_test(self, call, turn) or testedits.no_test_in_it(self, call, turn):
+                return True  # before the target check: an add-a-test request is never pointed at an existing test
             if call.name == "edit_symbol" and (await targets.wrong_target(self, call, turn)
                                                or await checks.show_before_replace(self, call, turn)):
-                return True
-            if testedits.alters_a_test(self, call, turn) or testedits.no_test_in_it(self, call, turn):
                 return True
             if key in turn.seen:  # the same call again, and nothing changed since: a loop (also A, B, A, B)
                 error = turn.failed.get(key)

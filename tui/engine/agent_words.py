@@ -27,7 +27,9 @@ KEEP_TESTS = re.compile(r"(?:\bwithout|\bnot|\bnever|\bno|n't|\bdont)\s+(?:\w+\s
 
 
 WANTS_TEST = re.compile(r"\b(?:add|write|creat|extend|new|append|cover)\w*\s+(?:[\w`'\".-]+\s+){0,4}?tests?\b"
-                        r"|\btests?\s+(?:for|that|which|covering)\b", re.I)
+                        r"|\btests?\s+(?:for|that|which|covering)\b"
+                        r"|\b(?:with|and|plus)\s+(?:an?\s+|one\s+)?(?:(?:new|unit|regression)\s+)?tests?\b"
+                        r"(?!\s+(?:pass|fail|suite|run))", re.I)
 
 
 def wants_test_change(prompt: str) -> bool:

@@ -33,7 +33,7 @@ async def untouched(agent, turn: Any) -> bool:
     "added and exported" after the first of three parts."""
     if turn.parts_reminded or not turn.touched or is_question(agent.prompt):
         return False
-    from tui.engine.mentions import export_file, mentioned, new_paths
+    from tui.engine.mentions import export_file, mentioned, new_paths, test_home
     from tui.engine.verify import _read
     from tui.tools.support.common import repo_files
 
@@ -41,6 +41,8 @@ async def untouched(agent, turn: Any) -> bool:
     export = export_file(agent.prompt, files, turn.touched,  # "export it from the package": its __init__.py
                          lambda rel: _read(agent.ctx.repo, rel))
     wanted = [*mentioned(agent.prompt, files, 5), *([export] if export else []), *new_paths(agent.prompt, files)]
+    if not any(is_test(p) for p in wanted):
+        wanted += [home] if (home := test_home(agent.prompt, files, turn.touched)) else []
     named = [p for p in dict.fromkeys(wanted)
              if p not in turn.touched and not (is_test(p) and not wants_test_change(agent.prompt))]
     if not named:

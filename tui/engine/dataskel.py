@@ -1,4 +1,5 @@
-"""The starting code for "clean this JSON file in place", built from the request and the file's own keys.
+"""The starting code for "clean this JSON (or CSV) file in place", built from the request and the file's own keys
+(or header).
 
 A 1.5B model given a skeleton with a gap ("# ... change data here ...") sends it back unchanged; given
 a CSV skeleton whose lines each do one cleaning step, it keeps the ones it needs. So the JSON skeleton
@@ -93,3 +94,67 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
     return (f"{intro}\nimport json\npath = {path!r}\nwith open(path, encoding='utf-8') as f:\n    data = json.load(f)\n"
             f"{body}\nwith open(path, 'w', encoding='utf-8') as f:\n"
             f"    json.dump(data, f, indent={indent}, ensure_ascii=False){end}")
+
+
+def _csv_head(repo: Path | None, path: str) -> tuple[list[str], str]:
+    """(the header's column names, the file's line ending) of a CSV file; ([], "\\n") when unreadable."""
+    import csv
+    import io
+
+    if repo is None:
+        return [], "\n"
+    full = repo / path
+    try:
+        if not full.is_file() or full.is_symlink() or full.stat().st_size > MAX_BYTES:
+            return [], "\n"
+        raw = full.read_bytes()
+    except OSError:
+        return [], "\n"
+    text = raw.decode("utf-8", "replace")
+    ending = "\r\n" if "\r\n" in text else "\n"
+    delimiter = "\t" if path.lower().endswith(".tsv") else ","
+    first = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    return [c.strip() for c in first], ending
+
+
+def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
+    """The CSV counterpart of json_skeleton: one line per step the request names, on the header's own column
+    names (itsdangerous probe, outside the benchmark: given every step at once, the model ran them all and left
+    the rows "whose name is empty" in). The file's own line ending is kept (csv writes \\r\\n by default, which
+    changed every line of a \\n file)."""
+    columns, ending = _csv_head(repo, path)
+    delimiter = ", delimiter=chr(9)" if path.lower().endswith(".tsv") else ""  # no backslash to mis-escape
+    steps: list[str] = []
+    if re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I):
+        steps += ["header = [v.strip() for v in header]",
+                  "body = [[v.strip() for v in row] for row in body]  # strip every value"]
+    empty = _named(prompt, columns, r"no|without|missing|empty|blank|lacks?|null")
+    if empty:
+        steps.append(f"body = [row for row in body if row[header.index({empty!r})].strip()]  "
+                     f"# drop rows whose {empty} is empty")
+    if re.search(r"\b(?:blank|empty)\s+(?:rows?|lines?)\b", prompt, re.I):
+        steps.append("body = [row for row in body if any(v.strip() for v in row)]  # drop blank rows")
+    for word, method in (("lower", "lower"), ("upper", "upper")):
+        column = _named(prompt, columns, rf"{word}[- ]?cas\w*|{word}cas\w*|in {word} case")
+        if column:
+            steps.append(f"i = header.index({column!r})")
+            steps.append(f"body = [row[:i] + [row[i].{method}()] + row[i + 1:] for row in body]  # {column} in {word} case")
+    if re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I):
+        by = _named(prompt, columns, r"duplicat\w*|same|unique")
+        if by:
+            steps += ["seen = set()", f"body = [row for row in body if not (row[header.index({by!r})] in seen or "
+                      f"seen.add(row[header.index({by!r})]))]  # drop rows whose {by} came before, keep the first"]
+        else:
+            steps.append("body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first")
+    order = _named(prompt, columns, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby")
+    if order:
+        steps.append(f"body.sort(key=lambda row: row[header.index({order!r})])  # sorted by {order}")
+    end = "" if ending == "\r\n" else ", lineterminator=chr(10)"
+    intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
+             "it needs that is missing; rows are lists of strings; keep the header first):" if steps else
+             "Start from this code (rows are lists of strings; keep the header first and the rows' order unless "
+             "asked to sort):")
+    body = "\n".join(steps) if steps else SKELETON_GAP
+    return (f"{intro}\nimport csv\npath = {path!r}\nwith open(path, newline='') as f:\n"
+            f"    rows = list(csv.reader(f{delimiter}))\nheader, body = rows[0], rows[1:]\n{body}\n"
+            f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}{end}).writerows([header] + body)")

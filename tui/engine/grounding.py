@@ -218,19 +218,10 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
 
 
 def _skeleton(path: str, prompt: str = "", repo: Path | None = None) -> str:
-    if path.lower().endswith((".csv", ".tsv")):
-        delimiter = ", delimiter=chr(9)" if path.lower().endswith(".tsv") else ""  # no backslash to mis-escape
-        return ("Start from this code; use only the example lines the request asks for (rows are lists of "
-                "strings; keep the header first and the rows' order unless asked to sort):\n"
-                f"import csv\npath = {path!r}\nwith open(path, newline='') as f:\n"
-                f"    rows = list(csv.reader(f{delimiter}))\nheader, body = rows[0], rows[1:]\n"
-                "header = [v.strip() for v in header]\n"
-                "body = [[v.strip() for v in row] for row in body]  # strip every value\n"
-                "body = [row for row in body if any(row)]  # drop blank rows\n"
-                "body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first\n"
-                f"with open(path, 'w', newline='') as f:\n    csv.writer(f{delimiter}).writerows([header] + body)")
-    from tui.engine.dataskel import json_skeleton
+    from tui.engine.dataskel import csv_skeleton, json_skeleton
 
+    if path.lower().endswith((".csv", ".tsv")):
+        return csv_skeleton(repo, path, prompt)
     return json_skeleton(repo, path, prompt)
 
 

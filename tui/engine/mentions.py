@@ -74,3 +74,24 @@ def export_file(prompt: str, files: list[str], touched: set[str] | list[str],
                         rf"""['"]\./{re.escape(stem)}(?:\.[cm]?[jt]s)?['"]""", read(candidate) or "")):
                     return candidate
     return named[0] if len(named) == 1 else ""
+
+
+def test_home(prompt: str, files: list[str], touched: set[str] | list[str]) -> str:
+    """Where "... and add a test for it" lands when the turn changed code but no test file: the test file named
+    after a changed module (tests/test_encoding.py for src/pkg/encoding.py, test/utils.js for lib/utils.js).
+    '' when the request asks for no test, a test file was changed, or none is named so (itsdangerous probe,
+    outside the benchmark: the function and its export were made, the test never was, and the answer said it was)."""
+    from tui.engine.agent_words import wants_test_change
+    from tui.engine.verify import is_test
+
+    if not wants_test_change(prompt) or any(is_test(p) for p in touched):
+        return ""
+    for changed in sorted(p for p in touched if not is_test(p)):
+        stem = changed.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if stem in ("__init__", "index"):
+            continue
+        homes = [f for f in files if is_test(f) and f.rsplit("/", 1)[-1].rsplit(".", 1)[0].strip("_").removeprefix(
+            "test_").removesuffix("_test").removesuffix(".test").removesuffix(".spec") == stem]
+        if homes:
+            return sorted(homes, key=len)[0]
+    return ""

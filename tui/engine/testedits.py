@@ -29,6 +29,8 @@ def alters_a_test(agent, call: ToolCall, turn: Any) -> bool:
     path = str(call.arguments.get("path", ""))
     old, new = str(call.arguments.get("old") or ""), str(call.arguments.get("new") or "")
     prompt = agent.prompt
+    if call.name == "edit_symbol":
+        return _replaces_a_test(agent, call, path)
     if call.name != "edit_file" or not old.strip() or old in new or not is_test(path) or \
             not wants_test_change(prompt) or not ADDS.search(prompt) or CHANGES.search(prompt):
         return False
@@ -75,4 +77,41 @@ def no_test_in_it(agent, call: ToolCall, turn: Any) -> bool:
         f"where it is). The developer asked: {short(agent.prompt)} Add a test with one edit_file call, old \"\" and "
         f"new = def test_<what it checks>(): ... that calls the code the request names and asserts what it "
         f"should return, at the end of {path}."))
+    return True
+
+
+def _replaces_a_test(agent, call: ToolCall, path: str) -> bool:
+    """edit_symbol on a test the file had when the turn began, in a request for a new test: the code goes over
+    that test (itsdangerous probe, outside the benchmark: asked for a test that unsign raises BadSignature, the
+    model wrote its test over TestSigner.test_signer, which then checked nothing it had checked). Sent back with
+    the name to use instead; True when it was."""
+    import re as _re
+
+    from tui.engine.verify import _read, is_test
+    from tui.symbols import outline_of, walk
+
+    prompt = agent.prompt
+    symbol = str(call.arguments.get("symbol") or "")
+    code = str(call.arguments.get("code") or "")
+    if not is_test(path) or not wants_test_change(prompt) or not ADDS.search(prompt) or CHANGES.search(prompt):
+        return False
+    named = _re.match(r"\s*(?:@.*\n\s*)*(?:async\s+)?def\s+(test\w*)\s*\(", code)
+    parent, _, name = symbol.rpartition(".")
+    name = named.group(1) if named else name
+    qualname = f"{parent}.{name}" if parent else name
+    start = agent.ctx.turn_start.get(path) if path in agent.ctx.turn_start else (_read(agent.ctx.repo, path) or "").encode()
+    if not start or not name.startswith("test"):
+        return False
+    found = [s for s in walk(outline_of(path, start.decode("utf-8", "replace")).symbols) if s.qualname == qualname]
+    if not found:
+        return False
+    lines = start.decode("utf-8", "replace").splitlines()[found[0].start - 1:found[0].end]
+    if textwrap.dedent("\n".join(lines)).strip() == textwrap.dedent(code).strip():
+        return False  # resent as it is: edit_symbol itself says so, with the name to take
+    where = f"{parent}." if parent else ""
+    agent._ask_again(f"the edit would write over the existing test {qualname} in a request for a new test", (
+        f"Not done: {qualname} is a test {path} already has (line {found[0].start}); that code would replace it, "
+        f"and what it checks now would no longer be checked. The developer asked for a new test: {short(prompt)} "
+        f"Keep {qualname} as it is and send the new test under a name of its own: edit_symbol with symbol "
+        f"'{where}test_<what it checks>' and code that defines def test_<what it checks>(...)."))
     return True

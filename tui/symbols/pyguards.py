@@ -93,3 +93,44 @@ def without_demo(tree: ast.Module, code: str) -> tuple[ast.Module, str, str]:
     note = (f"left out the {len(tail)} statement(s) after the definition ({shown}): they are code to run, not "
             "part of it; to run them use run_python")
     return ast.parse(kept), kept, note
+
+
+def parameter_meant(source: str, tree: ast.Module, rel: str) -> None:
+    """``edit_symbol(symbol="salt", code="salt: bytes = b'x'")`` in a file where ``salt`` is no definition but a
+    parameter with a default: asked to change that default, the model would add a module-level variable nobody
+    reads (itsdangerous, outside the benchmark). Refused with the parameter's line and the edit_file call that
+    changes its default, when the line is certain; nothing to say otherwise."""
+    import json
+
+    first = tree.body[0] if len(tree.body) == 1 else None
+    target = first.targets[0] if isinstance(first, ast.Assign) and len(first.targets) == 1 else \
+        first.target if isinstance(first, ast.AnnAssign) else None
+    if not isinstance(target, ast.Name) or first is None or first.value is None:
+        return
+    try:
+        module = ast.parse(source)
+    except SyntaxError:
+        return
+    hits = []
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+            defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+            if target.id in defaults:
+                hits.append((node, defaults[target.id]))
+    if not hits:
+        return
+    lines = source.splitlines()
+    where = "; ".join(f"a parameter of {getattr(node, 'name', 'a lambda')} (line {d.lineno}: {lines[d.lineno - 1].strip()})"
+                      for node, d in hits[:3])
+    node, default = hits[0]
+    line = lines[default.lineno - 1]
+    old, new = ast.get_source_segment(source, default), ast.unparse(first.value)
+    if len(hits) == 1 and default.lineno == default.end_lineno and old and line.count(old) == 1:
+        call = json.dumps({"name": "edit_file", "arguments": {"path": rel, "old": line, "new": line.replace(old, new)}})
+        raise ToolError(f"{target.id} is not a definition in {rel}: it is {where}, so this would add a variable "
+                        f"nothing reads; nothing was changed. To change its default, send:\n{call}")
+    raise ToolError(f"{target.id} is not a definition in {rel}: it is {where}; nothing was changed. Change its "
+                    "default on its line with edit_file.")

@@ -14,7 +14,7 @@ import re
 from tui.protocol.errors import ToolError
 from tui.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
 from tui.symbols.model import Symbol, find, is_test_file, walk
-from tui.symbols.pyguards import keeps_returning, member_meant, unwrapped, without_demo
+from tui.symbols.pyguards import keeps_returning, member_meant, parameter_meant, unwrapped, without_demo
 from tui.symbols.pysyms import is_main_guard, dotted, parse, python_symbols
 from tui.symbols.splice_common import (Spliced, ambiguous_names, insert_lines, located, no_parent,
                                             prepared)
@@ -268,6 +268,8 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
         if not defs and not (tree.body and isinstance(tree.body[0], (ast.Assign, ast.AnnAssign))):
             raise ToolError(f"{wanted} does not exist in {rel}, so code must be its whole definition "
                             f"(def {name}(...): ...), not only its body")
+        if not defs and "." not in wanted:
+            parameter_meant(text, tree, rel)
         parent, code, note = _home(splice.symbols, wanted, defs, code, rel)
         block, start = splice.add(parent, code)
         own = getattr(same[0], "name", name) if same else name
