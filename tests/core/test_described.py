@@ -154,7 +154,7 @@ def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tm
     ``b`` was read as the old value), and the model rewrote the whole 156-line class instead of one line."""
     import json
 
-    files = {"signer.py": 'class Signer:\n    """Signs with a salt (default ``itsdangerous.Signer``)."""\n\n'
+    files = {"signer.py": 'class Signer:\n    """Signs with a salt (default=`b"itsdangerous.Signer"`)."""\n\n'
                           '    def __init__(\n        self,\n        salt: bytes | None = b"itsdangerous.Signer",\n'
                           '        sep: bytes = b".",\n    ):\n        self.salt = salt\n',
              "words.py": "PATTERN = r'\\s'\n"}
@@ -170,6 +170,27 @@ def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tm
         "new": '        salt: bytes | None = b"itsdangerous",'}
     assert call("Make PATTERN r'\\s+' instead of r'\\s'.") == {
         "path": "words.py", "old": "PATTERN = r'\\s'", "new": "PATTERN = r'\\s+'"}
+
+
+def test_of_two_equal_settings_the_one_the_named_function_reaches_wins(tmp_path: Path) -> None:
+    """Dev set: "make xmltodict.parse use '$text' instead of '#text'": the handler parse builds and unparse's
+    emitter both read ``cdata_key='#text',``; the tie showed both lines and the model edited a docstring."""
+    import json
+
+    files = {"conv.py": ("class _Handler:\n    def __init__(self,\n                 cdata_key='#text',\n"
+                         "                 attr_prefix='@'):\n        self.cdata_key = cdata_key\n\n\n"
+                         "def parse(xml, **kw):\n    return _Handler(**kw)\n\n\n"
+                         "def _emit(key, value,\n          cdata_key='#text',\n          depth=0):\n    return key\n\n\n"
+                         "def unparse(d, **kw):\n    return _emit('a', d, **kw)\n")}
+    repo = fx.build(tmp_path / "repo", files)
+    text = turn_context(repo, "Make conv.parse use '$text' instead of '#text' as the text key.", list(files),
+                        {"edit_file"}, 4096)
+    line = next(ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"'))
+    assert json.loads(line)["arguments"]["old"] == "                 cdata_key='#text',"
+    other = turn_context(repo, "Make conv.unparse use '$text' instead of '#text' as the text key.", list(files),
+                         {"edit_file"}, 4096)
+    line = next(ln for ln in other.splitlines() if ln.startswith('{"name": "edit_file"'))
+    assert json.loads(line)["arguments"]["old"] == "          cdata_key='#text',"
 
 
 def test_a_question_about_a_one_function_package_is_told_to_run_it(tmp_path: Path) -> None:

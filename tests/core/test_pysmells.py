@@ -111,3 +111,19 @@ def test_a_new_class_with_the_very_code_of_another_is_reported() -> None:
     assert new_problems(before, changed, "store.py") == []
     records = b"class A(Exception):\n    pass\n\n\nclass B(Exception):\n    pass\n"
     assert new_problems(b"", records, "errors.py") == []  # empty subclasses copy nothing
+
+
+def test_a_new_method_with_the_very_code_of_a_sibling_is_reported() -> None:
+    """Dev set: "first_key() returns the oldest key, or None when empty" was written as a copy of popitem(),
+    which removes what it returns and raises on an empty cache; the tests passed, nothing called it."""
+    fifo = (b"class Fifo:\n    def __init__(self):\n        self.order = []\n\n    def popitem(self):\n"
+            b"        try:\n            key = self.order[0]\n        except IndexError:\n"
+            b"            raise KeyError('empty') from None\n        return key, self.order.pop(0)\n")
+    copied = fifo + (b"\n    def first_key(self):\n        \"\"\"The oldest key.\"\"\"\n        try:\n"
+                     b"            key = self.order[0]\n        except IndexError:\n"
+                     b"            raise KeyError('empty') from None\n        return key, self.order.pop(0)\n")
+    assert new_problems(fifo, copied, "fifo.py") == [
+        "fifo.py line 12: Fifo.first_key has exactly the code of Fifo.popitem, so it does what popitem does; write "
+        "the lines first_key needs for what it must do"]
+    own = fifo + b"\n    def first_key(self):\n        if not self.order:\n            return None\n        return self.order[0]\n"
+    assert new_problems(fifo, own, "fifo.py") == []

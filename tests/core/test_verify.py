@@ -919,3 +919,17 @@ async def test_an_answer_after_a_constrained_step_is_shown_and_a_claim_of_nothin
     assert done.text == "I could not make the change."
     assert [e.text for e in of(events, "text_done")][-1] == "I could not make the change."  # shown
     assert (repo / "calc.py").read_text() == files["calc.py"]
+
+
+def test_the_note_on_a_claimed_change_tells_what_stands_when_only_the_last_edit_failed() -> None:
+    """Dev set: first_key was added, a later edit_file failed, and the forced answer got "(devagent: no file was
+    changed by this request; ...)": the file had changed, and the developer was told it had not."""
+    from tui.engine.checks import honest
+    from tui.engine.turnstate import Turn as _Turn
+
+    turn = _Turn(changed=True, failed_change="your edit_file call failed (the text to replace was not found)")
+    turn.touched.add("src/cachetools/__init__.py")
+    said = honest("I added first_key to FIFOCache.", turn)
+    assert said.endswith("(devagent: this request changed src/cachetools/__init__.py; its last edit failed: your "
+                         "edit_file call failed (the text to replace was not found))")
+    assert "no file was changed" in honest("I added first_key to FIFOCache.", _Turn(failed_change="it failed"))

@@ -165,6 +165,8 @@ class Agent:
             calls, errors, shown = self._calls_from(text, native, constrained)
             if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
                 self.emit(TextDone(text, shown))
+            if not calls and not errors and shown != text:
+                text = shown  # an answer written as {"done": true, "answer": ...}: its answer is the reply
             message = _assistant(text, native)
             self._append(message)
             if turn.scratch and (calls or not errors):

@@ -395,6 +395,9 @@ async def final_answer(agent, turn: Any) -> TurnDone:
 def honest(answer: str, turn: Any) -> str:
     """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
     if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
+        if turn.changed and turn.touched:  # an earlier edit stands; only the last one failed
+            return answer + f"\n\n(devagent: this request changed {', '.join(sorted(turn.touched))}; its last " \
+                f"edit failed: {turn.failed_change})"
         return answer + "\n\n(devagent: no file was changed by this request" + (
             f"; {turn.failed_change})" if turn.failed_change else ")")
     return answer

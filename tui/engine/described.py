@@ -173,14 +173,35 @@ def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, st
     for path, text in _sources(repo, files):
         in_named_file = Path(path).stem.lower() in wanted  # "qs.stringify": lib/stringify.js before lib/parse.js
         lines = text.splitlines()
+        reached = _reached_from(text, wanted) if path.endswith(".py") and value.search(text) else {}
         for number, line in enumerate(lines, 1):
             found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
             if found:
-                named = sum(1 for w in wanted if w in line.lower()) + in_named_file
-                assigned = re.search(r"[=:]\s*(?:[bBrRuUfF]{0,2}['\"`])?$", line[:found.start()]) is not None  # a setting
+                named = sum(1 for w in wanted if w in line.lower()) + in_named_file + reached.get(number, 0)
+                assigned = re.search(r"[=:]\s*[bBrRuUfF]{0,2}['\"]?$", line[:found.start()]) is not None  # a setting
                 hits.append((named + 2 * assigned, path, number, line, lines.count(line)))
     hits.sort(key=lambda h: -h[0])
     return hits
+
+
+def _reached_from(text: str, wanted: set[str]) -> dict[int, int]:
+    """{line: 1} for the lines of the top-level definitions that a function the request names is or calls
+    ("make xmltodict.parse use '$text'": the setting is in _DictSAXHandler, which parse calls, and not in _emit,
+    which unparse calls; both lines read ``cdata_key='#text',``)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    tops = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    used: set[str] = set()
+    for name, node in tops.items():
+        if name.lower() in wanted:
+            used.add(name)
+            used.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    return {line: 1 for name in used & set(tops)
+            for line in range(tops[name].lineno, (tops[name].end_lineno or tops[name].lineno) + 1)}
 
 
 def value_lines(repo: Path, prompt: str, files: list[str], limit: int = 3,

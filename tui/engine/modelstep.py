@@ -60,9 +60,26 @@ def calls_from(tools: dict[str, ToolSpec], text: str, native: list[ToolCall], co
     errors = list(parsed.errors)
     bare = text.strip().strip("`").removeprefix("json").strip()
     if not calls and not errors and bare.startswith("{") and bare.endswith("}"):
+        answer = json_answer(bare)
+        if answer is not None:  # the done question's {"done": true, "answer": ...} shape, reused as the answer
+            return [], [], answer
         # A lone JSON object is never an answer: a small model half-remembering the call format.
         errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
     return calls, errors, parsed.text if calls else text
+
+
+def json_answer(text: str) -> str | None:
+    """The answer in a lone ``{"done": true, "answer": "..."}`` (or ``{"answer": "..."}``) reply: after being asked
+    the done question in that shape, a 1.5B model answers in it later too (dev set: told three times that it was
+    "not a tool call", it went on editing and broke the file). None for anything else, and for done false."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("answer"), str) or not value["answer"].strip() \
+            or set(value) - {"done", "answer"} or value.get("done", True) is not True:
+        return None
+    return value["answer"].strip()
 
 
 async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dict[str, Any] | None = None,

@@ -224,9 +224,33 @@ def _unknown_attributes(tree: ast.Module) -> list[tuple[int, str, str]]:
     return found
 
 
-def _copies(tree: ast.Module) -> list[tuple[int, str, str]]:
+def _body_key(node: ast.AST) -> str:
+    """A definition's code without its docstring, for comparing two of them."""
+    body = [s for s in getattr(node, "body", []) if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                                         and isinstance(s.value.value, str))]
+    return ast.dump(ast.Module(body=body, type_ignores=[]))
+
+
+def _method_copies(cls: ast.ClassDef) -> list[tuple[int, str, str]]:
+    """A method whose code is another method's of the same class (dev set: first_key() written as a copy of
+    popitem(), which removes the item it returns and raises on an empty cache)."""
     seen: dict[str, str] = {}
     found = []
+    for node in cls.body:
+        if not isinstance(node, _FUNCS) or len(node.body) < 2:
+            continue  # one-line bodies (``return self._x``) repeat by nature
+        key = _body_key(node)
+        if key in seen:
+            found.append((node.lineno, f"{cls.name}.{node.name} has exactly the code of {cls.name}.{seen[key]}, so it "
+                          f"does what {seen[key]} does; write the lines {node.name} needs for what it must do", ""))
+        else:
+            seen[key] = node.name
+    return found
+
+
+def _copies(tree: ast.Module) -> list[tuple[int, str, str]]:
+    seen: dict[str, str] = {}
+    found = [c for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for c in _method_copies(node)]
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
