@@ -241,6 +241,20 @@ async def test_an_answer_in_the_done_question_s_shape_is_the_answer(repo: Path, 
     assert done.text == "It is demo."  # "not done" is no answer: asked again
 
 
+async def test_constrain_always_samples_every_reply_as_a_call_and_checks_its_answer(
+        repo: Path, ollama_server: ScriptedOllama) -> None:
+    """model.constrain = "always": each request carries the call grammar (``format``), and the answer pseudo-call
+    goes through the checks a plain answer does (a claimed change that did not happen is pushed back)."""
+    ollama_server.push(Reply('{"name": "read_file", "arguments": {"path": "app.py"}}'),
+                       Reply('{"name": "answer", "arguments": {"text": "I have changed app.py."}}'),
+                       Reply('{"name": "answer", "arguments": {"text": "app.py defines add."}}'))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "make add safer", None,
+                                       fast_config(repo, constrain="always"))
+    assert all(r.get("format") for r in ollama_server.requests) and len(ollama_server.requests) == 3
+    assert "I have changed" not in done.text and done.text == "app.py defines add."
+    assert [e.text for e in of(events, "text_done")][-1] == "app.py defines add."  # shown once, as text
+
+
 async def test_a_claimed_change_after_a_failed_edit_is_pushed_back_once(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(
         Reply(tool_calls=[call("edit_file", path="app.py", old="return a+b", new="return a - b")]),
