@@ -350,3 +350,12 @@ def test_a_parameter_sent_as_a_new_variable_gets_the_call_that_changes_its_defau
     text = (repo / "signer.py").read_text()
     assert "salt=b'itsdangerous', sep" in text and "\nsalt =" not in text
     assert python(repo, "import signer; print(signer.Signer('k').salt)") == "b'itsdangerous'"
+
+
+def test_the_arguments_a_request_spells_are_read_from_a_qualified_name_too() -> None:
+    from tui.symbols.pysignature import requested
+
+    assert requested("Add Serializer.copy_with_salt(salt) to Serializer", "copy_with_salt") == ["salt"]
+    assert requested("Add plugin_count() to PluginManager", "plugin_count") == []
+    assert requested("Add my_count(x) to it", "count") is None  # another name that ends the same
+    assert requested("so that f(2, 'x') returns 3", "f") is None  # values say how it is called, not its names

@@ -54,7 +54,7 @@ def _attributes(source: str, owner: str) -> list[str]:
 
 def requested(request: str, name: str) -> list[str] | None:
     """The argument names the request writes for ``name(...)`` (None when it does not spell a call)."""
-    found = re.search(rf"(?<![\w.]){re.escape(name)}\s*\(([^()]*)\)", request)
+    found = re.search(rf"(?<!\w){re.escape(name)}\s*\(([^()]*)\)", request)  # Signer.with_salt(salt) too
     if found is None:
         return None
     names = [re.split(r"[=:]", part, maxsplit=1)[0].strip() for part in found.group(1).split(",")]
