@@ -82,3 +82,24 @@ def test_the_csv_skeleton_is_the_steps_asked_for_on_the_header_s_columns(tmp_pat
     assert text == "name,key\r\nab,1\r\n"  # the file's own \r\n endings, kept
     gap = _skeleton("data/keys.csv", "Rename the column key to token in data/keys.csv", tmp_path)
     assert "# ... change data here ..." in gap
+
+
+def test_a_data_file_reached_through_a_symlinked_directory_is_never_read(tmp_path: Path) -> None:
+    """The skeletons read the file on the host: a directory on the way that leaves the work tree (an approved
+    command could have left ``data -> /home/me/private``) is not followed, nor a FIFO waited on."""
+    import os
+
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "keys.csv").write_text("secret_column,token\nx,y\n")
+    (outside / "feeds.json").write_text('[{"secret_field": 1}]\n')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "data").symlink_to(outside)
+    csv_code = _skeleton("data/keys.csv", "drop rows whose secret_column is empty in data/keys.csv", repo)
+    json_code = _skeleton("data/feeds.json", "drop entries whose secret_field is empty", repo)
+    assert "secret_column" not in csv_code.split("\n", 1)[1].split("import csv", 1)[1]
+    assert "secret_field" not in json_code.split("import json", 1)[1]
+    (repo / "fifo").mkdir()
+    os.mkfifo(repo / "fifo/keys.csv")
+    assert "import csv" in _skeleton("fifo/keys.csv", "strip data", repo)  # returned, no wait on the FIFO

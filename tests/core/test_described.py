@@ -126,20 +126,25 @@ def test_a_value_quoted_with_punctuation_or_named_as_a_number_is_found(tmp_path:
     assert shown("Make qs.stringify join with ';' by default instead of '&'.")[0] == "lib/stringify.js:2: delimiter: '&',"
 
 
+def _value_call(repo: Path, files: dict[str, str], prompt: str) -> dict | None:
+    """The arguments of the whole edit_file call the grounding shows for ``prompt`` (None when it shows none)."""
+    import json
+
+    text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
+    line = next((ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"')), None)
+    return json.loads(line)["arguments"] if line else None
+
+
 def test_a_certain_value_change_is_shown_as_the_whole_edit_file_call(tmp_path: Path) -> None:
     """One best line, unique in its file, and a new value the request states: the call itself (the model copies
     it); a tie between two lines, or no stated new value, shows the lines only."""
-    import json
-
     files = {"conv.py": "def handler(cdata_key='#text'):\n    return cdata_key\n\n\ndef emit(cdata_key='#text'):\n"
                         "    return 1\n\n\ndef metric(value, precision=3):\n    return round(value, precision)\n",
              "lib/stringify.js": "var defaults = {\n    delimiter: '&',\n    parameterLimit: 1000\n};\n"}
     repo = fx.build(tmp_path / "repo", files)
 
     def call(prompt: str) -> dict | None:
-        text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
-        line = next((ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"')), None)
-        return json.loads(line)["arguments"] if line else None
+        return _value_call(repo, files, prompt)
 
     assert call("Make metric round to four digits by default instead of three.") == {
         "path": "conv.py", "old": "def metric(value, precision=3):", "new": "def metric(value, precision=4):"}
@@ -152,8 +157,6 @@ def test_a_certain_value_change_is_shown_as_the_whole_edit_file_call(tmp_path: P
 def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tmp_path: Path) -> None:
     """itsdangerous (outside the benchmark): 'from b"itsdangerous.Signer" to b"itsdangerous"' found no line (the
     ``b`` was read as the old value), and the model rewrote the whole 156-line class instead of one line."""
-    import json
-
     files = {"signer.py": 'class Signer:\n    """Signs with a salt (default=`b"itsdangerous.Signer"`)."""\n\n'
                           '    def __init__(\n        self,\n        salt: bytes | None = b"itsdangerous.Signer",\n'
                           '        sep: bytes = b".",\n    ):\n        self.salt = salt\n',
@@ -161,9 +164,7 @@ def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tm
     repo = fx.build(tmp_path / "repo", files)
 
     def call(prompt: str) -> dict | None:
-        text = turn_context(repo, prompt, list(files), {"edit_file"}, 4096)
-        line = next((ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"')), None)
-        return json.loads(line)["arguments"] if line else None
+        return _value_call(repo, files, prompt)
 
     assert call('Change the default salt of Signer from b"itsdangerous.Signer" to b"itsdangerous".') == {
         "path": "signer.py", "old": '        salt: bytes | None = b"itsdangerous.Signer",',
@@ -175,22 +176,16 @@ def test_a_prefixed_string_literal_in_the_request_is_the_value_not_its_prefix(tm
 def test_of_two_equal_settings_the_one_the_named_function_reaches_wins(tmp_path: Path) -> None:
     """Dev set: "make xmltodict.parse use '$text' instead of '#text'": the handler parse builds and unparse's
     emitter both read ``cdata_key='#text',``; the tie showed both lines and the model edited a docstring."""
-    import json
-
     files = {"conv.py": ("class _Handler:\n    def __init__(self,\n                 cdata_key='#text',\n"
                          "                 attr_prefix='@'):\n        self.cdata_key = cdata_key\n\n\n"
                          "def parse(xml, **kw):\n    return _Handler(**kw)\n\n\n"
                          "def _emit(key, value,\n          cdata_key='#text',\n          depth=0):\n    return key\n\n\n"
                          "def unparse(d, **kw):\n    return _emit('a', d, **kw)\n")}
     repo = fx.build(tmp_path / "repo", files)
-    text = turn_context(repo, "Make conv.parse use '$text' instead of '#text' as the text key.", list(files),
-                        {"edit_file"}, 4096)
-    line = next(ln for ln in text.splitlines() if ln.startswith('{"name": "edit_file"'))
-    assert json.loads(line)["arguments"]["old"] == "                 cdata_key='#text',"
-    other = turn_context(repo, "Make conv.unparse use '$text' instead of '#text' as the text key.", list(files),
-                         {"edit_file"}, 4096)
-    line = next(ln for ln in other.splitlines() if ln.startswith('{"name": "edit_file"'))
-    assert json.loads(line)["arguments"]["old"] == "          cdata_key='#text',"
+    parse = _value_call(repo, files, "Make conv.parse use '$text' instead of '#text' as the text key.")
+    assert parse is not None and parse["old"] == "                 cdata_key='#text',"
+    unparse = _value_call(repo, files, "Make conv.unparse use '$text' instead of '#text' as the text key.")
+    assert unparse is not None and unparse["old"] == "          cdata_key='#text',"
 
 
 def test_a_question_about_a_one_function_package_is_told_to_run_it(tmp_path: Path) -> None:

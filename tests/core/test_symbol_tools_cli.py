@@ -359,3 +359,15 @@ def test_the_arguments_a_request_spells_are_read_from_a_qualified_name_too() -> 
     assert requested("Add plugin_count() to PluginManager", "plugin_count") == []
     assert requested("Add my_count(x) to it", "count") is None  # another name that ends the same
     assert requested("so that f(2, 'x') returns 3", "f") is None  # values say how it is called, not its names
+
+
+def test_the_parameter_check_holds_for_a_method_added_with_edit_file_too(tmp_path: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    repo = make_repo(tmp_path / "repo", {"signer.py": SIGNER})
+    old = "    def sign(self, value):"
+    new = ("    def __repr__(self, salt=b'x'):\n        return f'Signer(salt={salt!r})'\n\n    def sign(self, value):")
+    ollama_server.push(text_call("edit_file", path="signer.py", old=old, new=new), Reply("I could not add it."))
+    events = run(repo, ollama_server, "Add a __repr__ to Signer that shows its salt.")
+    [refused] = results(events, "edit_file")
+    assert not refused["ok"] and "Python calls __repr__ with no arguments besides self" in refused["output"]
+    assert "__repr__" not in (repo / "signer.py").read_text()

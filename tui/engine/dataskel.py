@@ -14,10 +14,30 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from tui.tools.run_command import SKELETON_GAP
 
 MAX_BYTES = 2_000_000
+
+
+def _data_file(repo: Path, path: str) -> Path | None:
+    """The repository's data file to read on the host: inside the work tree in every path component (no symlink
+    out, no git dir), a regular file (never a FIFO's wait), not too big; None otherwise."""
+    import os
+    import stat
+
+    from tui.protocol.errors import PathRefused
+    from tui.safety.paths import resolve_in_repo
+
+    try:
+        if (repo / path).is_symlink():
+            return None
+        full = resolve_in_repo(repo, path)
+        info = os.stat(full)
+    except (PathRefused, OSError):
+        return None
+    return full if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_BYTES else None
 
 
 def _keys(data: object) -> list[str]:
@@ -48,14 +68,31 @@ def _named(prompt: str, keys: list[str], pattern: str) -> str:
     return ""
 
 
+class _Asked(NamedTuple):
+    """The cleaning steps a request names, on the file's own field or column names ('' when not named)."""
+    strip: bool
+    empty: str  # the field whose empty entries go
+    dedup: bool
+    by: str  # the field duplicates are judged by
+    order: str  # the field to sort by
+
+
+def _asked(prompt: str, names: list[str]) -> _Asked:
+    dedup = bool(re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I))
+    return _Asked(bool(re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I)),
+                  _named(prompt, names, r"no|without|missing|empty|blank|lacks?|null"), dedup,
+                  _named(prompt, names, r"duplicat\w*|same|unique") if dedup else "",
+                  _named(prompt, names, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby"))
+
+
 def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
     data: object = None
     indent = 2
     newline = True
     if repo is not None:
-        full = repo / path
+        full = _data_file(repo, path)
         try:
-            if full.is_file() and not full.is_symlink() and full.stat().st_size <= MAX_BYTES:
+            if full is not None:
                 text = full.read_text(encoding="utf-8")
                 data = json.loads(text)
                 found = re.search(r"\n( +)\S", text)
@@ -65,26 +102,25 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
             data = None
     keys = _keys(data)
     items = _entries(data)
+    asked = _asked(prompt, keys)
     steps: list[str] = []
-    if re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I):
+    if asked.strip:
         steps += ["def trimmed(v):  # every string, at any depth, without the whitespace around it",
                   "    if isinstance(v, str):", "        return v.strip()",
                   "    if isinstance(v, list):", "        return [trimmed(x) for x in v]",
                   "    if isinstance(v, dict):", "        return {k: trimmed(x) for k, x in v.items()}",
                   "    return v", "data = trimmed(data)"]
-    empty = _named(prompt, keys, r"no|without|missing|empty|blank|lacks?|null")
+    empty, by, order = asked.empty, asked.by, asked.order
     if empty:
         steps.append(f"{items} = [e for e in {items} if str(e.get({empty!r}) or '').strip()]  "
                      f"# drop entries whose {empty} is missing or empty")
-    if re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I):
-        by = _named(prompt, keys, r"duplicat\w*|same|unique")
+    if asked.dedup:
         if by:
             steps += ["seen = set()", f"{items} = [e for e in {items} if not (e.get({by!r}) in seen or "
                       f"seen.add(e.get({by!r})))]  # drop entries whose {by} came before, keep the first"]
         else:
             steps += ["kept = []", f"for e in {items}:  # drop entries equal to an earlier one, keep the first",
                       "    if e not in kept:", "        kept.append(e)", f"{items} = kept"]
-    order = _named(prompt, keys, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby")
     if order:
         steps.append(f"{items}.sort(key=lambda e: str(e.get({order!r}, '')))  # sorted by {order}")
     body = "\n".join(steps) if steps else SKELETON_GAP
@@ -103,10 +139,10 @@ def _csv_head(repo: Path | None, path: str) -> tuple[list[str], str]:
 
     if repo is None:
         return [], "\n"
-    full = repo / path
+    full = _data_file(repo, path)
+    if full is None:
+        return [], "\n"
     try:
-        if not full.is_file() or full.is_symlink() or full.stat().st_size > MAX_BYTES:
-            return [], "\n"
         raw = full.read_bytes()
     except OSError:
         return [], "\n"
@@ -124,11 +160,12 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
     changed every line of a \\n file)."""
     columns, ending = _csv_head(repo, path)
     delimiter = ", delimiter=chr(9)" if path.lower().endswith(".tsv") else ""  # no backslash to mis-escape
+    asked = _asked(prompt, columns)
+    empty, by, order = asked.empty, asked.by, asked.order
     steps: list[str] = []
-    if re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I):
+    if asked.strip:
         steps += ["header = [v.strip() for v in header]",
                   "body = [[v.strip() for v in row] for row in body]  # strip every value"]
-    empty = _named(prompt, columns, r"no|without|missing|empty|blank|lacks?|null")
     if empty:
         steps.append(f"body = [row for row in body if row[header.index({empty!r})].strip()]  "
                      f"# drop rows whose {empty} is empty")
@@ -139,14 +176,12 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
         if column:
             steps.append(f"i = header.index({column!r})")
             steps.append(f"body = [row[:i] + [row[i].{method}()] + row[i + 1:] for row in body]  # {column} in {word} case")
-    if re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I):
-        by = _named(prompt, columns, r"duplicat\w*|same|unique")
+    if asked.dedup:
         if by:
             steps += ["seen = set()", f"body = [row for row in body if not (row[header.index({by!r})] in seen or "
                       f"seen.add(row[header.index({by!r})]))]  # drop rows whose {by} came before, keep the first"]
         else:
             steps.append("body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first")
-    order = _named(prompt, columns, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby")
     if order:
         steps.append(f"body.sort(key=lambda row: row[header.index({order!r})])  # sorted by {order}")
     end = "" if ending == "\r\n" else ", lineterminator=chr(10)"

@@ -90,8 +90,8 @@ def test_home(prompt: str, files: list[str], touched: set[str] | list[str]) -> s
         stem = changed.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if stem in ("__init__", "index"):
             continue
-        homes = [f for f in files if is_test(f) and f.rsplit("/", 1)[-1].rsplit(".", 1)[0].strip("_").removeprefix(
-            "test_").removesuffix("_test").removesuffix(".test").removesuffix(".spec") == stem]
+        homes = [f for f in files if is_test(f) and re.sub(r"^test_|(?:_test|\.test|\.spec)$", "",
+                                                              f.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == stem]
         if homes:
             return sorted(homes, key=len)[0]
     return ""

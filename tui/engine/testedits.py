@@ -85,20 +85,17 @@ def _replaces_a_test(agent, call: ToolCall, path: str) -> bool:
     that test (itsdangerous probe, outside the benchmark: asked for a test that unsign raises BadSignature, the
     model wrote its test over TestSigner.test_signer, which then checked nothing it had checked). Sent back with
     the name to use instead; True when it was."""
-    import re as _re
-
     from tui.engine.verify import _read, is_test
     from tui.symbols import outline_of, walk
+    from tui.tools.edit_symbol import named_test_in_code
 
     prompt = agent.prompt
     symbol = str(call.arguments.get("symbol") or "")
     code = str(call.arguments.get("code") or "")
     if not is_test(path) or not wants_test_change(prompt) or not ADDS.search(prompt) or CHANGES.search(prompt):
         return False
-    named = _re.match(r"\s*(?:@.*\n\s*)*(?:async\s+)?def\s+(test\w*)\s*\(", code)
-    parent, _, name = symbol.rpartition(".")
-    name = named.group(1) if named else name
-    qualname = f"{parent}.{name}" if parent else name
+    qualname = named_test_in_code(path, symbol, code)  # the test the code defines, as edit_symbol reads it
+    parent, _, name = qualname.rpartition(".")
     start = agent.ctx.turn_start.get(path) if path in agent.ctx.turn_start else (_read(agent.ctx.repo, path) or "").encode()
     if not start or not name.startswith("test"):
         return False

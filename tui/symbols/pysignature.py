@@ -6,7 +6,7 @@ and formatted its own defaults: the tests passed and ``repr(signer)`` showed val
 The class is wider than ``__repr__``: an example in the request becomes parameters with defaults that shadow
 the instance, and a method the request spells with its arguments (``copy_with_salt(salt)``) grows more.
 A new method whose parameters are more than that is refused before it is proposed, with the attributes the
-instance does have. Used by tui/tools/edit_symbol.py for definitions it adds.
+instance does have. Used by tui/tools/support/edits.py for the definitions any edit adds.
 """
 
 from __future__ import annotations
@@ -63,18 +63,35 @@ def requested(request: str, name: str) -> list[str] | None:
     return [n for n in names if n and n not in ("self", "cls")]
 
 
-def check_added(qualname: str, code: str, request: str, file_text: str) -> None:
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Top-level functions and the methods of top-level classes, by qualified name."""
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            found.update({f"{node.name}.{m.name}": m for m in node.body
+                          if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))})
+    return found
+
+
+def check_new(rel: str, old: str | None, new: str, request: str) -> None:
+    """Each function or method an edit adds to a Python file (by any edit tool), checked by check_added."""
+    if not rel.endswith(".py") or old is None:
+        return
+    try:
+        before, after = _functions(ast.parse(old)), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return
+    for qualname, node in _functions(after).items():
+        if qualname not in before:
+            check_added(qualname, node, request, new)
+
+
+def check_added(qualname: str, node: ast.FunctionDef | ast.AsyncFunctionDef, request: str, file_text: str) -> None:
     """Refuse a new method or function with more parameters than Python passes to it (dunders) or than the
     request writes for it; nothing to say otherwise."""
     owner, _, name = qualname.rpartition(".")
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return
-    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == name), None)
-    if node is None:
-        return
     params = _params(node, bool(owner))
     if owner and name in FIXED:
         allowed, why = FIXED[name], f"Python calls {name} with {FIXED[name] or 'no'} argument" + \

@@ -78,17 +78,13 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     if b"\0" in old[:8000]:
         raise ToolError(f"{rel} is binary; it cannot be edited as text")
     text = old.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
-    symbol = _test_named_in_code(rel, symbol, code)
+    symbol = named_test_in_code(rel, symbol, code)
     done = splice(rel, text, symbol, code)
     if done.action == "replaced":
         start = ctx.turn_start[rel] if rel in ctx.turn_start else old  # None: this turn created the file
         done = _new_test_instead(rel, text, done, code, (start or b"").decode("utf-8", "replace")) or done
     if done.action == "replaced":
         _refuse_a_stranger(rel, text, done.qualname, code)
-    elif done.action == "added" and language_of(rel) == "python":
-        from tui.symbols.pysignature import check_added
-
-        check_added(done.qualname, code, str(ctx.extras.get("request") or ""), text)
     new = match_line_endings(old, done.text.encode("utf-8", "surrogateescape"))
     if new == old and done.action == "replaced":  # a small model asked to add a test resends the existing one
         parent, _, name = done.qualname.rpartition(".")
@@ -124,7 +120,7 @@ def _stranger(rel: str, text: str, qualname: str, code: str) -> tuple[Any, int, 
     return (sym, total, new_lines) if total >= 25 and kept < total * 0.15 and new_lines < total * 0.4 else None
 
 
-def _test_named_in_code(rel: str, symbol: str, code: str) -> str:
+def named_test_in_code(rel: str, symbol: str, code: str) -> str:
     """In a Python test file, code that defines a test under another name than the symbol it was sent for
     (``symbol="test_intcomma"`` with ``def test_intcomma_3(): ...``) is that test: added, or revised when it
     exists, never written over the symbol's test (whose decorator would be kept on code it does not fit)."""

@@ -316,6 +316,7 @@ async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: 
                         "and brackets of the new code (a quote inside a '...' string is written \\' ) and send the "
                         "edit again.")
     from tui.tools.support.jstests import repeated_title
+    from tui.symbols.pysignature import check_new
     from tui.tools.support.pysmells import script_added, stray_method
 
     again = repeated_title(rel, before, after)
@@ -330,6 +331,7 @@ async def edit_proposal(ctx: ToolContext, tool: str, args: dict[str, Any], rel: 
                         "time it is imported (pytest imports a test file to collect it); nothing was changed. To try "
                         "code out, send it to run_python (nothing is written); to keep it as a test, put it in "
                         "def test_<what it checks>(): with an assert.")
+    check_new(rel, before if old is not None else None, after, str(ctx.extras.get("request") or ""))
     stray = stray_method(rel, before, after)
     if stray:
         raise ToolError(f"{stray[0]} is already a method (line {stray[1]} of {rel}); a module-level copy of it that "

@@ -224,11 +224,10 @@ def _unknown_attributes(tree: ast.Module) -> list[tuple[int, str, str]]:
     return found
 
 
-def _body_key(node: ast.AST) -> str:
-    """A definition's code without its docstring, for comparing two of them."""
-    body = [s for s in getattr(node, "body", []) if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                                         and isinstance(s.value.value, str))]
-    return ast.dump(ast.Module(body=body, type_ignores=[]))
+def _code(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A body without its docstring (or any bare string statement)."""
+    return [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                    and isinstance(s.value.value, str))]
 
 
 def _method_copies(cls: ast.ClassDef) -> list[tuple[int, str, str]]:
@@ -239,7 +238,7 @@ def _method_copies(cls: ast.ClassDef) -> list[tuple[int, str, str]]:
     for node in cls.body:
         if not isinstance(node, _FUNCS) or len(node.body) < 2:
             continue  # one-line bodies (``return self._x``) repeat by nature
-        key = _body_key(node)
+        key = ast.dump(ast.Module(body=_code(node.body), type_ignores=[]))
         if key in seen:
             found.append((node.lineno, f"{cls.name}.{node.name} has exactly the code of {cls.name}.{seen[key]}, so it "
                           f"does what {seen[key]} does; write the lines {node.name} needs for what it must do", ""))
@@ -254,8 +253,7 @@ def _copies(tree: ast.Module) -> list[tuple[int, str, str]]:
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue
-        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                             and isinstance(s.value.value, str))]
+        body = _code(node.body)
         if not any(isinstance(s, _FUNCS) for s in body):
             continue  # an empty subclass or a plain record is not a copy of anything
         key = ast.dump(ast.Module(body=[*node.bases, *body], type_ignores=[]))
