@@ -6,6 +6,7 @@ focused pane's border heavy and in its full colour). Update with --snapshot-upda
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,31 @@ async def test_the_footer_keeps_every_key_at_80_columns(repo: Path) -> None:
         for key in ("space toggle", "n/p hunk", "{/} file", "s split", "S stage"):
             assert f" {key} " in f" {shown} ", shown
         assert "●" in shown and "bwrap" in shown  # the server's health and the sandbox stay visible
+
+
+@pytest.mark.parametrize("pane", [p for p in PANES if p != "files"])
+async def test_every_pane_key_stays_at_80_columns_during_a_turn(repo: Path, pane: str) -> None:
+    """A turn waiting for its proposals (esc cancels it), the context meter and a pending count all take room:
+    the footer still ends with every one of the focused pane's keys, and nothing is cut off."""
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await busy_screen(pilot)
+        app.main.bar.repo_name, app.main.bar.branch = "repo", "main"
+        feed(app, ev.ContextUsage(2145, 4096))
+        hold = asyncio.Event()
+        app.main.run_worker(hold.wait(), group="turn")
+        app.main.update_keys()  # as a turn's start does
+        widget = app.query_one(PANES[pane])
+        widget.focus()
+        await wait_for(pilot, lambda: "ctx 2145/4096" in footer(app) and "esc" in footer(app),
+                       what="the turn's keys")
+        shown = footer(app)
+        assert cell_len(shown) <= app.query_one(StatusBar).content_size.width, shown
+        words = set(shown.replace("·", " ").replace("│", " ").split())
+        for key, _ in pane_hints(widget):
+            assert key in words, f"{pane}: {key} missing from {shown!r}"
+        assert "bwrap" in shown
+        hold.set()
 
 
 async def test_ctrl_o_jumps_to_the_diff_and_back(repo: Path) -> None:

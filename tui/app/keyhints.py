@@ -4,7 +4,8 @@ Each pane widget names its keys in a ``KEY_HINTS`` class attribute (key as shown
 built from tui/app/keymap.py);
 the focused widget's, or its nearest ancestor's, are the pane keys. ``fit`` shortens the line to the
 room there is: the palette and quit keys go first, then the labels of the app keys and of what matters
-now, then the pane keys' labels; the pane's keys themselves always stay.
+now, then the pane keys' labels, then the pending count and the help and jump keys; the pane's keys
+themselves always stay.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def fit(hints: KeyHints, room: int) -> tuple[str, bool]:
         ((keys(now), pane), True, True),
         ((keys(now), keys(waiting), keys(pane), keys(app[:2])), False, False),
         ((keys(now), keys(waiting), keys(pane), keys(app[:2])), False, True),
+        ((keys(now), keys(pane), keys(app[:2])), False, True),  # the queue's title still counts what is waiting
+        ((keys(now), keys(pane), keys(app[:1])), False, True),  # the jump key stays longest
+        ((keys(now), keys(pane)), False, True),
     ]
     text = ""
     for groups, labelled, tight in forms:

@@ -57,9 +57,13 @@ class StatusBar(Static):
             keys, labelled = (self.keys, True) if self.keys else fit(self.hints, room)
             if labelled and cell_len(keys) <= room:
                 break
-        else:
-            text = self._facts(levels[0])
-            keys, _ = fit(self.hints, width - text.cell_len - 4)
+        else:  # keys without labels: the longest facts they fit beside (the shortest when none do)
+            for level in levels:
+                text = self._facts(level)
+                room = width - text.cell_len - 4
+                keys = self.keys or fit(self.hints, room)[0]
+                if cell_len(keys) <= room:
+                    break
         if keys:
             text.append("  │ ")
             text.append(keys, style="dim")
