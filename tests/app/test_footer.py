@@ -146,6 +146,24 @@ async def test_every_pane_key_stays_at_80_columns_during_a_turn(repo: Path, pane
         hold.set()
 
 
+@pytest.mark.parametrize("theme", ["devagent-dark", "devagent-light", "devagent-high-contrast"])
+async def test_the_borderless_conversation_shows_its_focus(repo: Path, theme: str) -> None:
+    """On a short narrow screen the conversation has no border to make heavy: its background changes instead,
+    visibly (Textual's $boost is transparent in a theme that sets its panel colour, as each shipped one does)."""
+    app = build_app(repo, git_refresh=False, theme=theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        agent = app.query_one("#agent")
+        assert agent.styles.border_top[0] in ("", "none")  # no border here: the background is the cue
+        app.query_one("#prompt").focus()
+        await pilot.pause(0.1)
+        unfocused = agent.background_colors[1]
+        agent.focus()
+        await pilot.pause(0.1)
+        focused = agent.background_colors[1]
+        distance = sum(abs(a - b) for a, b in zip(focused.rgb, unfocused.rgb))
+        assert distance >= 24, (theme, focused.hex, unfocused.hex)
+
+
 async def test_ctrl_o_jumps_to_the_diff_and_back(repo: Path) -> None:
     app = build_app(repo, git_refresh=False)
     async with app.run_test(size=(160, 48)) as pilot:
