@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -50,7 +51,12 @@ def _usage_with_commands() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from tui.protocol.errors import DevagentError
+    from tui.safety import hostpath
 
+    try:  # before anything is looked up on PATH: never a program from the work tree (or a relative entry)
+        hostpath.distrust(os.getcwd())
+    except OSError:  # the directory devagent started in is gone
+        hostpath.distrust()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in COMMANDS:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from tui.git import gitsafe
+from tui.safety import hostpath
 from tui.protocol.errors import RepoError
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ _LOCALE = ("LC_ALL", "LANGUAGE")  # GitPython sets both to C; an empty value is 
 
 
 def _gitpython() -> Any:
+    hostpath.distrust()  # GitPython's import runs `git version` (and its timeout kill `pgrep`) from PATH
     try:
         import git
     except ImportError as exc:  # GitPython's import runs `git version`: git is missing or broken
@@ -99,7 +101,8 @@ class _Drivers:
 
     @staticmethod
     def _read(cwd: str) -> tuple[list[str], list[str], list[str]] | None:
-        command = ["git", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING), "config", "--list",
+        command = [hostpath.which("git") or "git", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING),
+                   "config", "--list",
                    "--show-origin", "-z"]
         try:
             code, out, _ = _execute(_gitpython().Git(cwd), command, env=gitsafe.environment(), timeout=30)
@@ -118,11 +121,12 @@ def argv(cwd: Path | str, *args: str, hooks: bool = False, raw: bool = False) ->
     environment), and looking up where those hooks live. ``raw``: no filter driver at all, not even the
     developer's (a checkpoint stores the bytes on disk).
     """
+    git = hostpath.which("git") or "git"  # never a `git` a command wrote into the work tree
     if hooks:
-        return ["git", "--no-pager", *gitsafe.pairs(gitsafe.OWN_HOOKS), *args]
+        return [git, "--no-pager", *gitsafe.pairs(gitsafe.OWN_HOOKS), *args]
     rest = gitsafe.subcommand_args(args)
     drivers = _DRIVERS.settings(cwd, raw=raw)
-    return ["git", "--no-pager", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING),
+    return [git, "--no-pager", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING),
             *gitsafe.pairs(drivers), *rest]
 
 
@@ -136,6 +140,7 @@ class GitRepo:
     def __init__(self, root: Path | str, *, timeout: float = 120.0) -> None:
         self.root = Path(root)
         self.timeout = timeout
+        hostpath.distrust(self.root)  # from now on devagent's PATH leaves this work tree out
 
     @property
     def cli(self) -> "gitpython_module.Git":
@@ -193,7 +198,8 @@ class GitRepo:
         """The developer's editor as git would pick it (``git var GIT_EDITOR``), for their own message edit."""
         prefix = gitsafe.pairs(tuple(p for p in gitsafe.NEUTRAL if p[0] != "core.editor"))
         try:
-            code, out, _ = _execute(self.cli, ["git", *prefix, "var", "GIT_EDITOR"], env=dict(os.environ), timeout=10)
+            code, out, _ = _execute(self.cli, [hostpath.which("git") or "git", *prefix, "var", "GIT_EDITOR"],
+                                    env=dict(os.environ), timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             return ""
         return out.decode("utf-8", "replace").strip() if code == 0 else ""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from tui.projenv.pyinfo import Interpreter
+from tui.safety import hostpath
 from tui.safety.config_rules import PASS_DEFAULT, PATH_LISTS, REPO_SETTABLE, repo_env_problem
 
 __all__ = ["PASS_DEFAULT", "REPO_SETTABLE", "command_env", "repo_env_problem"]
@@ -48,7 +49,7 @@ def command_env(repo: Path, pass_env: list[str], literal: Mapping[str, str], int
             env[name] = os.pathsep.join(v for v in (_absolute(value, repo), env.get(name, "")) if v)
         else:
             env[name] = value
-    path = environ.get("PATH", "") or "/usr/local/bin:/usr/bin:/bin"
+    path = hostpath.command_path(environ) or "/usr/local/bin:/usr/bin:/bin"
     if interp.prefix and interp.source != "PATH":  # found on PATH: the environment already is what PATH gives
         if not interp.own and sys.prefix != sys.base_prefix:
             path = _without(path, os.path.realpath(Path(sys.prefix, "bin")))  # devagent's own env is not the project's

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import pwd
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from tui.git.facade import GitRepo
 from tui.config import Config
 from tui.protocol.errors import ConfigError
+from tui.safety import hostpath
 
 # Directories/files under a home directory that commands never see (tmpfs for dirs, /dev/null for files).
 SECRET_PATHS: tuple[str, ...] = (
@@ -55,7 +55,7 @@ _detected: dict[tuple[str, str], SandboxInfo] = {}
 
 def _probe(bwrap: str) -> str:
     """Run a trivial command under the real profile; '' when it works, else why not."""
-    true = shutil.which("true") or "/bin/true"
+    true = hostpath.which("true") or "/bin/true"
     probe_dir = Path(os.path.realpath("/"))  # binds only "/" again: no repo needed for the probe
     argv = bwrap_argv(bwrap, probe_dir, [], network=False, env={"PATH": DEFAULT_PATH}, cwd=Path("/"),
                       masks=[], writable=[], repo_bind=False) + [true]
@@ -75,7 +75,7 @@ def detect(config: Config) -> SandboxInfo:
     if mode not in ("auto", "bwrap", "none"):
         raise ConfigError(f"sandbox.mode = {mode!r} is not one of auto, bwrap, none",
                           "An unknown mode is an error, never a fallback to no sandbox.")
-    bwrap = shutil.which("bwrap") or ""
+    bwrap = hostpath.which("bwrap") or ""
     key = (mode, bwrap)
     if key in _detected:
         return _detected[key]
@@ -179,7 +179,7 @@ def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | No
     for name in (*ENV_ALLOWED, *ENV_TOOLCHAIN, *config.sandbox.env):
         if name in os.environ:
             env[name] = os.environ[name]
-    env.setdefault("PATH", DEFAULT_PATH)
+    env["PATH"] = hostpath.command_path() or DEFAULT_PATH  # the developer's own, inside the sandbox
     real_home = os.environ.get("HOME", "")
     for name, sub in TOOLCHAIN_HOME_DIRS.items():
         if name not in env and real_home and os.path.isdir(os.path.join(real_home, sub)):

@@ -32,6 +32,7 @@ from tui.sandbox.sockets import socket_masks
 from tui.sandbox.status import StatusPipe
 from tui.config import Config
 from tui.protocol.errors import SandboxError
+from tui.safety import hostpath
 from tui.sandbox.output import OutputBuffer
 from tui.sandbox.profile import (
     MARKER_VAR, SANDBOX_HOME, SandboxInfo, bwrap_argv, child_env, detect, git_dirs, secret_masks,
@@ -157,6 +158,7 @@ class Sandbox:
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
                  bound: PidsBound | None = None) -> None:
         self.repo = Path(os.path.realpath(repo))
+        hostpath.distrust(self.repo)
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
@@ -198,7 +200,7 @@ class Sandbox:
             self._gitdirs = git_dirs(self.repo)
         writable = [os.path.realpath(os.path.expanduser(p)) for p in self.config.sandbox.writable]
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
-        bwrap = shutil.which("bwrap") or "bwrap"
+        bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
         masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,

@@ -11,10 +11,11 @@ tried as .mjs too).
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from tui.safety import hostpath
 
 SUFFIXES = (".js", ".cjs", ".mjs")
 TIMEOUT = 5.0
@@ -25,7 +26,7 @@ _ESM = re.compile(r"^\s*(?:import\s+[\w{*'\"]|export\s+(?:default|const|let|var|
 
 
 def _tools(repo: Path) -> tuple[str, str] | None:
-    node, bwrap = shutil.which("node"), shutil.which("bwrap")
+    node, bwrap = hostpath.which("node"), hostpath.which("bwrap")
     if not node or not bwrap:
         return None
     try:
