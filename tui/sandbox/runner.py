@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from tui import projenv
-from tui.sandbox import procs
+from tui.sandbox import leftovers, procs
 from tui.sandbox.pids import PidsBound, PidsGroup, detect_bound
 from tui.sandbox.sockets import socket_masks
 from tui.sandbox.status import StatusPipe
@@ -323,6 +323,8 @@ class Sandbox:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
                         "(limits.max_processes)]\n".encode())
+            for note in leftovers.sweep(self.repo):  # the whole tree is gone: nothing can add more now
+                out.add(f"\n[devagent: {note}]\n".encode())
             out.close()
         code = None if killed else transport.get_returncode()
         return CommandResult(code, out.text(), out.dropped, time.monotonic() - started, killed)

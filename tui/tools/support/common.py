@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,15 @@ def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
 
 
 async def git_out(repo: Path, *args: str, timeout: float = 30.0) -> tuple[int, str]:
-    """Run a read-only git command (outside the sandbox, so through the façade) and return (code, stdout+stderr)."""
-    code, out, _ = await GitRepo(repo).run_async(*args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
-                                                 timeout=timeout, merge_stderr=True)
+    """Run a read-only git command (outside the sandbox, so through the façade) and return (code, stdout+stderr).
+    A git that does not finish in ``timeout`` (or cannot start) is a failed call, never an exception."""
+    try:
+        code, out, _ = await GitRepo(repo).run_async(*args, env={"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+                                                     timeout=timeout, merge_stderr=True)
+    except asyncio.TimeoutError:
+        return 124, f"git {args[0] if args else ''} did not finish within {timeout:.0f}s"
+    except OSError as exc:
+        return 127, f"git cannot run: {exc.strerror or exc}"
     return code, out.decode("utf-8", "replace")
 
 
