@@ -6,10 +6,11 @@ Four pinned upstream releases (PyPI sdists and an npm tarball, sha256-checked, c
 own environment the way its developers have it. Each task runs `devagent run --yes --json --model-file ...`
 (its own user config: temperature 0, seed 42, 4,096-token context, 2 threads) and is scored by what changed on
 disk and what the answer says. Tasks are split into a "tune" and a "heldout" half, recorded in the task data
-(and a "dev" set written later, for finding failure classes: benchreal/tasks_dev.py);
-held-out transcripts and failure details go to OUT/heldout only, never to the console.
+(and a "dev" set written later, for finding failure classes: benchreal/tasks_dev.py, and a second held-out half,
+"fresh", written by a separate engineer: benchreal/tasks_fresh.py, not to be read while tuning); the transcripts
+and failure details of the hidden halves ("heldout", "fresh") go to OUT/<half> only, never to the console.
 
-usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|all] [--project NAME] [--only TASK,...]
+usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|all] [--project NAME] [--only TASK,...]
                              [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR] [--json FILE]
                              [--constrain auto|always]
 """
@@ -31,7 +32,7 @@ from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.report import Result, console_line, final_diff, summary, table, write_transcript  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.sources import BenchError  # noqa: E402
-from benchreal.spec import Project, Task  # noqa: E402
+from benchreal.spec import HIDDEN_HALVES, Project, Task  # noqa: E402
 
 MODEL_FILES = {"1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"}
 
@@ -62,7 +63,7 @@ def devagent_argv() -> tuple[list[str], bool]:
     return [sys.executable, "-m", "tui"], True
 
 
-def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]]) -> int:
+def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]], show_hidden: bool = False) -> int:
     failed = 0
     for project, task in chosen:
         started = time.monotonic()
@@ -72,6 +73,8 @@ def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]]) -> int
         except BenchError as exc:
             ok, why = False, str(exc)
         failed += not ok
+        if not ok and task.half in HIDDEN_HALVES and not show_hidden:
+            why = "details withheld: a hidden half (--show-hidden prints them; not for whoever tunes the agent)"
         print(f"{'ok  ' if ok else 'FAIL'}  {task.half:<7} {task.id:<30} {time.monotonic() - started:5.1f} s  {why}",
               flush=True)
     print(f"self-check: {len(chosen) - failed}/{len(chosen)} tasks proven "
@@ -125,8 +128,10 @@ def pick_model(args: argparse.Namespace) -> list[str] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--selfcheck", action="store_true", help="prove every check without a model")
+    parser.add_argument("--show-hidden", action="store_true", help="--selfcheck: print why a hidden half's "
+                        "check failed (it quotes the task; not for whoever tunes the agent)")
     parser.add_argument("--list", action="store_true", help="list the tasks (id, project, kind, half)")
-    parser.add_argument("--half", choices=("tune", "heldout", "dev", "all"), default="tune")
+    parser.add_argument("--half", choices=("tune", "heldout", "dev", "fresh", "all"), default="tune")
     parser.add_argument("--project", help="only this project's tasks")
     parser.add_argument("--only", help="comma-separated task ids")
     parser.add_argument("--model", choices=sorted(MODEL_FILES), default="1.5b")
@@ -138,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--constrain", choices=("auto", "always"), help="model.constrain for the runs (default: "
                         "devagent's own default)")
     parser.add_argument("--work", help="where fixtures and environments are built (default: a new temp dir)")
-    parser.add_argument("--out", help="transcripts go to OUT/tune and OUT/heldout (default: WORK/out)")
-    parser.add_argument("--json", metavar="FILE", help="write the results (held-out rows: pass/fail and time only)")
+    parser.add_argument("--out", help="transcripts go to OUT/<half>/<task> (default: WORK/out)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write the results (hidden halves' rows: pass/fail and time only)")
     args = parser.parse_args(argv)
     try:
         chosen = select(args.half, args.project, args.only)
@@ -158,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     fixtures = Fixtures(work.resolve())
     if args.selfcheck:
         try:
-            return run_selfcheck(fixtures, chosen)
+            return run_selfcheck(fixtures, chosen, args.show_hidden)
         except BenchError as exc:
             print(f"bench_real: {exc}", file=sys.stderr)
             return 2

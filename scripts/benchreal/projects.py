@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from benchreal import tasks_cachetools, tasks_dev, tasks_humanize, tasks_qs, tasks_xmltodict
+from benchreal import tasks_cachetools, tasks_dev, tasks_fresh, tasks_humanize, tasks_qs, tasks_xmltodict
 from benchreal.spec import Project, Task
 
 PROJECTS: list[Project] = [tasks_humanize.PROJECT, tasks_xmltodict.PROJECT, tasks_cachetools.PROJECT,
                            tasks_qs.PROJECT]
 for _project in PROJECTS:
-    _project.tasks = [*_project.tasks, *tasks_dev.BY_PROJECT.get(_project.name, [])]
+    _project.tasks = [*_project.tasks, *tasks_dev.BY_PROJECT.get(_project.name, []),
+                      *tasks_fresh.BY_PROJECT.get(_project.name, [])]
+    _project.plants = {**_project.plants, **tasks_fresh.PLANTS.get(_project.name, {})}
 
 
 def all_tasks() -> list[tuple[Project, Task]]:

@@ -1,7 +1,8 @@
 """Results per half (per project and per kind: passed/total, seconds per task, median, max) and transcripts.
 
 Transcripts (the ``--json`` event stream, stderr, the final diff, the check's verdict) go to ``OUT/<half>/<task>/``;
-held-out details never reach the console, so tuning can happen on the tune half without seeing them.
+the details of a hidden half (``spec.HIDDEN_HALVES``: "heldout", "fresh") never reach the console or ``--json``, so
+tuning can happen without seeing them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_common import Outcome
+from benchreal.spec import HALVES, HIDDEN_HALVES
 
 
 @dataclass
@@ -29,9 +31,9 @@ class Result:
     tools: list[str] = field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
-        """What may be shown for either half: held-out results keep only pass/fail and time."""
+        """What may be shown for any half: a hidden half's results keep only pass/fail and time."""
         row = asdict(self)
-        if self.half == "heldout":
+        if self.half in HIDDEN_HALVES:
             row.pop("why")
             row.pop("tools")
         return row
@@ -42,7 +44,7 @@ def console_line(result: Result) -> str:
     line = f"{mark}  {result.half:<7} {result.task:<30} {result.seconds:6.1f} s"
     if result.timed_out:
         line += "  (hard timeout)"
-    if result.half == "tune":
+    if result.half not in HIDDEN_HALVES:
         line += f"  {result.why}  tools={result.tools}"
     return line
 
@@ -76,7 +78,7 @@ def _stats(rows: list[Result]) -> dict[str, Any]:
 def summary(results: list[Result]) -> dict[str, Any]:
     """{half: {"all": stats, "projects": {name: stats}, "kinds": {kind: stats}}}."""
     out: dict[str, Any] = {}
-    for half in ("tune", "heldout"):
+    for half in HALVES:
         rows = [r for r in results if r.half == half]
         if not rows:
             continue

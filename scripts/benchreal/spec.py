@@ -15,7 +15,11 @@ from bench_common import Outcome
 if TYPE_CHECKING:
     from benchreal.fixtures import Fixtures
 
-Half = Literal["tune", "heldout", "dev"]
+Half = Literal["tune", "heldout", "dev", "fresh"]
+HALVES: tuple[Half, ...] = ("tune", "heldout", "dev", "fresh")  # report order
+# Halves nobody tuning the agent may see the details of: the console and --json carry only pass/fail and
+# seconds for them, their transcripts go to OUT/<half>/ only.
+HIDDEN_HALVES: frozenset[str] = frozenset({"heldout", "fresh"})
 KINDS = ("behaviour", "where", "count", "one_line", "add_method", "add_test", "fix_bug", "clean_data",
          "run_suite", "multi_step")
 

@@ -23,11 +23,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 import bench_real  # noqa: E402
+from bench_common import Outcome  # noqa: E402
 from benchreal import sources  # noqa: E402
 from benchreal.fixtures import Fixtures, apply_edits  # noqa: E402
 from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
-from benchreal.spec import KINDS, Write  # noqa: E402
+from benchreal.report import Result, console_line, summary, write_transcript  # noqa: E402
+from benchreal.selfcheck import SelfCheck  # noqa: E402
+from benchreal.spec import HIDDEN_HALVES, KINDS, Write  # noqa: E402
 from benchreal.suite import run_code  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
@@ -51,8 +54,10 @@ def test_task_data_has_the_promised_shape() -> None:
     for project in PROJECTS:
         assert len(project.source.sha256) == 64
         halves = Counter(t.half for t in project.tasks)
-        assert set(halves) - {"dev"} == {"tune", "heldout"} and abs(halves["tune"] - halves["heldout"]) <= 1, \
-            project.name  # the dev set (session 7) is extra: the two halves stay balanced
+        assert set(halves) - {"dev", "fresh"} == {"tune", "heldout"}, project.name
+        assert abs(halves["tune"] - halves["heldout"]) <= 1, project.name  # the dev set (session 7) and the
+        # fresh half are extra: the two original halves stay balanced
+        assert halves["fresh"] == 5, project.name
         for task in project.tasks:
             assert set(task.plants) <= set(project.plants), task.id
             if not task.reference.edits:
@@ -60,6 +65,33 @@ def test_task_data_has_the_promised_shape() -> None:
     for kind in KINDS:
         halves = Counter(t.half for t in tasks if t.kind == kind)
         assert abs(halves["tune"] - halves["heldout"]) <= 1, kind
+    fresh = Counter(t.kind for t in tasks if t.half == "fresh")
+    assert fresh == dict.fromkeys(KINDS, 2), fresh  # the fresh half: every kind twice
+
+
+def test_hidden_halves_keep_their_details_off_the_console_and_json(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert HIDDEN_HALVES == {"heldout", "fresh"}
+    rows = [Result(f"t_{half}", "qs", "count", half, False, 1.5, why=f"SECRET-{half}", tools=["run_tests"])
+            for half in ("tune", "heldout", "dev", "fresh")]
+    for row in rows:
+        hidden = row.half in HIDDEN_HALVES
+        assert ("why" in row.public()) is not hidden and ("tools" in row.public()) is not hidden, row.half
+        assert ("SECRET" in console_line(row)) is not hidden, row.half
+        write_transcript(tmp_path, row, Outcome(events=[], answer="", rc=0, seconds=1.5), "", "prompt")
+        assert (tmp_path / row.half / row.task / "result.json").exists(), "a transcript goes to OUT/<half>/ only"
+    summ = summary(rows)
+    assert list(summ) == ["tune", "heldout", "dev", "fresh"]
+    assert summ["fresh"]["projects"]["qs"]["total"] == 1 and summ["fresh"]["kinds"]["count"]["passed"] == 0
+    # a failing self-check of a hidden half does not print why (the reason quotes the task's check)
+    fresh = next((p, t) for p, t in all_tasks() if t.half == "fresh")
+    tune = next((p, t) for p, t in all_tasks() if t.half == "tune")
+    monkeypatch.setattr(bench_real, "selfcheck", lambda _f, _p, task: SelfCheck(task.id, False, "SECRET-REASON"))
+    assert bench_real.run_selfcheck(None, [fresh, tune]) == 1  # type: ignore[arg-type]
+    out = capsys.readouterr().out
+    assert out.count("SECRET-REASON") == 1 and f"FAIL  fresh   {fresh[1].id}" in out
+    bench_real.run_selfcheck(None, [fresh], show_hidden=True)  # type: ignore[arg-type]
+    assert "SECRET-REASON" in capsys.readouterr().out
 
 
 def test_an_archive_that_changed_upstream_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
