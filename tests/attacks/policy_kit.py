@@ -20,8 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
-from tests.attacks.harness import SECRET, Run
+from tests.attacks.harness import SECRET, Run, devagent
 from tests.conftest import git, make_repo
+from tests.ollama_server import Reply, ScriptedOllama
 
 
 def hostile_repo(path: Path, files: dict[str, str]) -> Path:
@@ -202,3 +203,14 @@ def pids_net(limit: int = 1500) -> Iterator[list[str] | None]:
         yield group.wrap([])
     finally:
         group.remove()
+
+
+def run_many(repo: Path, commands: list[str], *, timeout: float = 180) -> Run:
+    """One `devagent run --yes --json` in which the scripted model proposes each command in turn, one step each
+    (--yes approves what asks, so one session can carry many attacks; the decisions say which ones asked)."""
+    user = repo.parent / f"{repo.name}-many-steps.toml"
+    user.write_text(f"[model]\nmax_steps = {len(commands) + 5}\n")
+    with ScriptedOllama() as server:
+        server.push(*[Reply(tool_calls=[run_call(c)]) for c in commands], Reply("done"))
+        return devagent(repo, "run", "--yes", "--json", "go", url=server.url, timeout=timeout,
+                        env={"DEVAGENT_CONFIG": str(user)})

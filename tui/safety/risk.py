@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui.safety import program_checks as P
 from tui.safety import risk_tables as T
 from tui.safety.shell_parse import ParsedCommand, parse, recursive_spawn
 
@@ -123,7 +124,7 @@ def _program_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
         verb = "deletes" if prog in ("rm", "rmdir", "unlink", "shred", "srm", "wipe") else "writes"
         for word, dyn in pos:
             lab.target(word, dyn, verb)
-        if prog in ("rm", "srm") and flags & {"-r", "-R", "--recursive"}:
+        if prog in ("rm", "srm") and P.has_option(cmd.args, "-r", "-R", "--recursive"):
             lab.add("destructive", f"rm -r deletes whole directories: {' '.join(w for w, _ in pos)}")
         if prog in ("shred", "srm", "wipe"):
             lab.add("destructive", f"{prog} destroys file contents")
@@ -137,16 +138,20 @@ def _program_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
                 lab.target(arg[3:], "$" in arg, "writes")
     if prog == "find" and "-delete" in cmd.args:
         lab.add("destructive", "find -delete removes every match")
-    if prog in ("find",) and {"-fprint", "-fprintf", "-fls"} & set(cmd.args):
+    if prog == "find" and set(P.FIND_WRITES) & set(cmd.args):
         lab.add("writes-repo", "find writes a file")
-    if prog in ("sed", "perl") and (any(f.startswith("-i") for f in cmd._flag_words()) or "--in-place" in flags):
+    if (prog == "sed" and P.sed_risk(cmd.args) == "edits") or \
+            (prog == "perl" and (any(f.startswith("-i") for f in cmd._flag_words()) or "--in-place" in flags)):
         for word, dyn in pos[1:] if prog == "sed" else pos:
             lab.target(word, dyn, "edits")
-    if prog in ("sort", "tree", "iconv") and flags & {"-o", "--output"}:
-        lab.add("writes-repo", f"{prog} -o writes a file")
+    writes, runs = P.OPTIONS.get(prog, ((), ()))
+    if writes and P.has_option(cmd.args, *writes):
+        lab.add("writes-repo", f"{prog} {P.has_option(cmd.args, *writes)[:20]} writes a file")
+    if runs and P.has_option(cmd.args, *runs):
+        lab.add("shell-exec", f"{prog} {P.has_option(cmd.args, *runs)[:20]} runs another program")
     if prog in ("xxd", "uniq") and len(pos) >= 2:
         lab.target(*pos[1], "writes")
-    if prog == "date" and flags & {"-s", "--set"}:
+    if prog == "date" and P.has_option(cmd.args, "-s", "--set"):
         lab.add("privilege", "date --set changes the system clock")
     if prog in ("curl", "wget") and (flags & {"-o", "-O", "--output", "--remote-name"} or prog == "wget"):
         lab.add("writes-repo", f"{prog} saves a download")
@@ -190,10 +195,10 @@ def _exec_labels(lab: _Labeller, cmd: ParsedCommand, prog: str, flags: set[str],
             lab.add("shell-exec", f"{how} into {prog}")
     if prog in T.EVALUATORS:
         lab.add("shell-exec", f"{prog} runs text as commands")
-    if prog in ("awk", "gawk", "mawk") and any(re.search(r"system\s*\(|\|\s*\"|print[^;]*>", w) for w, _ in pos[:1]):
-        lab.add("shell-exec", f"{prog} program runs commands or writes files")
-    if prog == "sed" and pos and re.search(r"(^|[;}\s])(e|w|W)(\s|$)|/e$|/w\s", pos[0][0]):
-        lab.add("shell-exec", "sed script runs commands or writes files")
+    if prog in ("awk", "gawk", "mawk", "nawk", "busybox-awk") and P.awk_runs(cmd.args):
+        lab.add("shell-exec", f"{prog} program may run commands, read or write other files, or load code")
+    if prog == "sed" and P.sed_risk(cmd.args) == "runs":
+        lab.add("shell-exec", "sed script is not only p/d/q/s///: it may run commands or read or write files")
     if prog in ("find",) and {"-exec", "-execdir", "-ok", "-okdir"} & set(cmd.args):
         lab.add("shell-exec", "find -exec runs a command on every match")
 
@@ -206,6 +211,11 @@ def _git_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
     pos = [w for w, _ in cmd.positionals()]
     sub = pos[0] if pos else ""
     rest = pos[1:]
+    before = cmd.args[:cmd.args.index(sub)] if sub else cmd.args
+    odd = [w for w in before if w not in P.GIT_PLAIN_GLOBALS]
+    if odd:  # --git-dir=, --work-tree=, --exec-path=, --config-env=, -c, -C...: another repository, config or program
+        lab.add("shell-exec", f"git {odd[0][:30]} chooses another repository, config or program to run")
+        return False
     if sub in T.GIT_READ_ONLY or sub == "":
         return _git_read_options(lab, cmd, sub)
     if sub in ("branch", "tag", "remote", "stash", "worktree", "config", "reflog", "notes", "submodule"):
@@ -266,13 +276,13 @@ def _git_read_options(lab: _Labeller, cmd: ParsedCommand, sub: str) -> bool:
     """Read-only git, unless an option writes a file (--output) or runs a program (grep -O, --ext-diff)."""
     quiet = True
     args = iter(cmd.args)
+    runs = (*T.GIT_RUNS_OPTION.get(sub, ()), *T.GIT_RUNS_OPTION["*"], *(P.GIT_HELP_VIEWERS if sub == "help" else ()))
     for arg in args:
         name = arg.split("=", 1)[0]
-        if name in T.GIT_WRITES_OPTION:
+        if arg.startswith("--") and P.has_option([arg], *T.GIT_WRITES_OPTION):  # git takes --outp for --output
             lab.target(arg.split("=", 1)[1] if "=" in arg else next(args, ""), False, f"git {sub} --output writes")
             quiet = False
-        runs = (*T.GIT_RUNS_OPTION.get(sub, ()), *T.GIT_RUNS_OPTION["*"])
-        if any(arg == o or (o == "-O" and arg.startswith("-O")) or arg.startswith(o + "=") for o in runs):
+        if P.has_option([arg], *runs):
             lab.add("shell-exec", f"git {sub} {name[:20]} runs another program")
             quiet = False
     return quiet

@@ -18,9 +18,9 @@ READ_ONLY = frozenset({
     "printf", "which", "type", "file", "stat", "du", "df", "diff", "cmp", "sort", "uniq", "cut", "tr", "nl",
     "basename", "dirname", "realpath", "readlink", "date", "true", "false", "test", "[", "whoami", "id", "uname",
     "hostname", "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "b2sum", "jq", "awk", "gawk", "mawk",
-    "sed", "less", "more", "od", "xxd", "hexdump", "column", "fold", "fmt", "paste", "join", "comm", "expand",
+    "sed", "od", "xxd", "hexdump", "column", "fold", "fmt", "paste", "join", "comm", "expand",
     "unexpand", "tac", "rev", "strings", "seq", "sleep", "printenv", "locale", "bat", "batcat", "fd", "fdfind",
-    "exa", "eza", "tokei", "cloc", "wc", ":", "nproc", "free", "uptime", "ps", "lsof", "base64", "iconv",
+    "exa", "eza", "tokei", "wc", ":", "nproc", "free", "uptime", "ps", "lsof", "base64", "iconv",
 })
 
 # Programs that run their arguments as another command (the wrapped command is what gets labelled).
