@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from tui.safety import risk_tables as T
+from tui.safety.program_checks import has_option
 from tui.safety.risk import write_targets
 from tui.safety.shell_parse import ParsedCommand, recursive_spawn
 
@@ -39,7 +40,10 @@ _RAW_HARD = [
 _SYSTEM_ROOTS = frozenset({"usr", "var", "etc", "lib", "lib32", "lib64", "libx32", "boot", "opt", "bin", "sbin",
                            "dev", "proc", "sys", "srv", "snap", "nix", "System", "Library", "Applications"})
 _SCRATCH = frozenset({"/tmp", "/var/tmp", "/dev/shm"})
-_PRIVILEGE = frozenset({"sudo", "su", "doas", "pkexec", "runuser"})
+_PRIVILEGE = frozenset({"sudo", "sudoedit", "su", "doas", "pkexec", "runuser"})
+_POWER = frozenset({"reboot", "poweroff", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency", "soft-reboot"})
+_HOME_VAR = re.compile(r"^(\$HOME|\$\{HOME(?:[^}]*)\})")  # $HOME, ${HOME}, ${HOME%/}, ${HOME:-/}...
+_CWD_VAR = re.compile(r"^(\$PWD|\$\{PWD(?:[^}]*)\}|\$\(pwd\)|`pwd`)")
 
 
 def _homes() -> list[str]:
@@ -53,8 +57,10 @@ def _homes() -> list[str]:
     return sorted(found)
 
 
-def resolve(word: str, repo: Path) -> str | None:
-    """The absolute, normalised path a path word names (relative to the repo); None when computed at run time."""
+def resolve(word: str, repo: Path, cwd: str | None = None) -> str | None:
+    """The absolute, normalised path a path word names (relative to ``cwd``, by default the repo); None when
+    computed at run time."""
+    base = cwd or str(repo)
     if word.startswith("~"):
         user, sep, rest = word[1:].partition("/")
         try:
@@ -62,12 +68,14 @@ def resolve(word: str, repo: Path) -> str | None:
         except KeyError:
             home = f"/home/{user}"  # an unknown user's home is still somebody's home
         word = home + ("/" + rest if sep else "")
-    for var in ("${HOME}", "$HOME"):
-        if word.startswith(var):
-            word = os.path.expanduser("~") + word[len(var):]
+    home, here = _HOME_VAR.match(word), _CWD_VAR.match(word)
+    if home:
+        word = os.path.expanduser("~") + word[home.end():]
+    elif here:
+        word = base + word[here.end():]
     if "$" in word or "`" in word:
         return None
-    norm = os.path.normpath(os.path.join(str(repo), word))
+    norm = os.path.normpath(os.path.join(base, word))
     return "/" + norm.lstrip("/") if norm.startswith("//") else norm
 
 
@@ -90,7 +98,7 @@ def protected(path: str, repo: Path) -> bool:
 def _deleted(cmd: ParsedCommand, inner: list[ParsedCommand]) -> list[tuple[str, bool]]:
     """Path words a command deletes recursively (rm -r, find -delete / -exec rm, rsync --delete)."""
     prog, flags, pos = cmd.program, cmd.flags(), cmd.positionals()
-    if prog in ("rm", "srm") and flags & {"-r", "-R", "--recursive"}:
+    if prog in ("rm", "srm") and has_option(cmd.args, "-r", "-R", "--recursive"):  # also --rec, --recu...
         return pos
     if prog == "find" and ("-delete" in cmd.args or any(c.program in ("rm", "unlink", "shred", "srm") for c in inner)):
         starts = []
@@ -99,7 +107,7 @@ def _deleted(cmd: ParsedCommand, inner: list[ParsedCommand]) -> list[tuple[str, 
                 break
             starts.append((arg, dyn))
         return starts or [(".", False)]
-    if prog == "rsync" and any(f.startswith("--delete") for f in flags) and pos:
+    if prog == "rsync" and any(f.startswith("--del") for f in flags) and pos:
         return [pos[-1]]
     return []
 
@@ -111,7 +119,7 @@ def _views(cmd: ParsedCommand) -> list[ParsedCommand]:
     return [dataclasses.replace(cmd, program=os.path.basename(c)) for c in cmd.candidates if c]
 
 
-def _one(cmd: ParsedCommand, commands: list[ParsedCommand], repo: Path) -> list[str]:
+def _one(cmd: ParsedCommand, commands: list[ParsedCommand], repo: Path, cwd: str | None) -> list[str]:
     hits: list[str] = []
     prog, pos = cmd.program, [w for w, _ in cmd.positionals()]
     if {prog, *cmd.wrappers} & _PRIVILEGE:
@@ -122,13 +130,19 @@ def _one(cmd: ParsedCommand, commands: list[ParsedCommand], repo: Path) -> list[
     if any(t and _DISKS.match(t) for t in targets):
         hits.append("write-device")
     inner = [c for c in commands if c.nested and c is not cmd]
-    deleted = [resolve(w, repo) for w, dyn in _deleted(cmd, inner) if not dyn or w.startswith(("~", "$HOME", "${HOME}"))]
-    if any(p and protected(p, repo) for p in deleted) or (prog == "rm" and "--no-preserve-root" in cmd.args):
+    deleted = [(w, dyn) for w, dyn in _deleted(cmd, inner)]
+    if cwd == "":  # after a `cd` to somewhere unknown (HOME, `cd -`, `cd $X`), a relative delete may be anything
+        paths = [resolve(w, repo) if w.startswith(("/", "~", "$")) else "/" for w, _dyn in deleted]
+    else:
+        paths = [resolve(w, repo, cwd) for w, dyn in deleted if not dyn or _HOME_VAR.match(w) or _CWD_VAR.match(w)
+                 or w.startswith("~")]
+    if any(p and protected(p, repo) for p in paths) or (prog == "rm" and "--no-preserve-root" in cmd.args):
         hits.append("rm-root")
-    if prog in ("chmod", "chown", "chgrp") and cmd.flags() & {"-R", "--recursive"} and \
-            any((p := resolve(w, repo)) and protected(p, repo) for w in pos[1:]):
+    if prog in ("chmod", "chown", "chgrp") and has_option(cmd.args, "-R", "--recursive") and \
+            any((p := resolve(w, repo, cwd or None)) and protected(p, repo) for w in pos[1:]):
         hits.append("chmod-system")
-    if prog in ("shutdown", "reboot", "halt", "poweroff") or (prog in ("init", "telinit") and pos[:1] in (["0"], ["6"])):
+    if prog in ("shutdown", "reboot", "halt", "poweroff") or (prog in ("init", "telinit") and pos[:1] in (["0"], ["6"])) \
+            or (prog in ("systemctl", "loginctl") and bool(set(pos[:1]) & _POWER)):
         hits.append("shutdown")
     runs_code = prog in T.SHELLS or prog in T.INTERPRETERS or re.fullmatch(r"python\d(\.\d+)?", prog or "-")
     if runs_code and (set(cmd.stdin_from.split(" | ")) & T.NETWORK or (any(cmd.dynamic) and any(
@@ -143,5 +157,20 @@ def hard_denies(command: str, commands: list[ParsedCommand] | None, repo: Path) 
     """Names from HARD_DENY that ``command`` hits; ``commands`` None (unparseable) falls back to raw patterns."""
     if commands is None:
         return list(dict.fromkeys(name for name, rx in _RAW_HARD if rx.search(command)))
-    hits = [hit for cmd in commands for view in _views(cmd) for hit in _one(view, commands, repo)]
+    hits: list[str] = []
+    cwd: str | None = None  # where the next command runs: None = the repo, "" = somewhere unknown
+    for cmd in commands:  # in the order written; a `cd` anywhere before a delete counts (subshells too: to be safe)
+        if cmd.program in ("cd", "pushd", "popd"):
+            cwd = _moved(cmd, repo, cwd)
+        hits += [hit for view in _views(cmd) for hit in _one(view, commands, repo, cwd)]
     return list(dict.fromkeys(hits))
+
+
+def _moved(cmd: ParsedCommand, repo: Path, cwd: str | None) -> str | None:
+    """The directory after ``cd``/``pushd``/``popd``: '' when it cannot be known (bare `cd` is HOME, `cd -`...)."""
+    pos = [(w, d) for w, d in cmd.positionals()]
+    if cmd.program == "popd" or len(pos) != 1 or pos[0][0] == "-" or cwd == "":
+        return ""
+    word, dyn = pos[0]
+    target = resolve(word, repo, cwd) if not dyn or _HOME_VAR.match(word) or word.startswith("~") else None
+    return target if target else ""

@@ -267,6 +267,14 @@ def _unwrap(cmd: ParsedCommand, words: list[str], dyn: list[bool]) -> None:
             if word == "--":
                 i += 1
                 break
+            if name == "env" and (word in ("-S", "--split-string") or word.startswith(("-S", "--split-string="))):
+                given = word.split("=", 1)[1] if "=" in word else word[2:] if word.startswith("-S") and word != "-S" \
+                    else (words[i + 1] if i + 1 < len(words) else "")
+                used = 1 if word not in ("-S", "--split-string") else 2
+                split = given.split()  # env -S 'sudo id': the string is the command's words
+                words = [*words[:i], *split, *words[i + used:]]
+                dyn = [*dyn[:i], *([any(dyn[i:i + used])] * len(split)), *dyn[i + used:]]
+                continue
             if word.startswith("-"):
                 i += 2 if word in value_opts else 1
             elif name == "env" and "=" in word:
@@ -316,6 +324,8 @@ def _scripts(cmd: ParsedCommand) -> list[str]:
         return list(cmd.heredocs) if _reads_script_from_stdin(cmd) else []
     if prog == "eval":
         return [" ".join(cmd.args)] if cmd.args else []
+    if prog == "alias":  # alias x='sudo'; x id: what an alias stands for is checked like a command
+        return [a.split("=", 1)[1] for a in cmd.args if "=" in a]
     if prog == "watch":
         return [" ".join(w for w, _ in cmd.positionals()[1 if "-n" in cmd.args else 0:])] if cmd.args else []
     if prog in ("su", "runuser", "flock", "script") and "-c" in cmd.args:
