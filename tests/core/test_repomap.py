@@ -39,7 +39,7 @@ def _repo(tmp_path: Path) -> Path:
 
 def test_symbols_per_language() -> None:
     py = symbols_for("a.py", FILES["api/billing/invoice.py"])
-    assert py == ["class Invoice [total]", "send_invoice()"]
+    assert py == ["class Invoice [total]", "send_invoice()", "_private()"]
     ts = symbols_for("B.tsx", FILES["web/src/components/Button/Button.tsx"])
     assert ts == ["Button", "BUTTON_SIZES"]
     assert symbols_for("main.go", FILES["svc/main.go"]) == ["Server", "Serve", "main"]
@@ -127,3 +127,12 @@ def test_the_request_ranks_files_and_what_it_names_survives_a_short_line(tmp_pat
     assert len("\n".join(lines)) <= 150 * 4 and "more files" in lines[-1]
     table = build_repo_map(repo, "what does Table.get return for a missing key?", 150).splitlines()
     assert table[0].startswith("pkg/table.py: class Table [get")
+
+
+def test_private_definitions_are_found_and_shown_only_when_asked_for(tmp_path: Path) -> None:
+    """"How many methods does _DictSAXHandler have": the map had no private names, so nothing found the class."""
+    repo = _repo(tmp_path)
+    index = RepoMap(repo, persist=False)
+    assert index.where_defined("_private") == ["api/billing/invoice.py"]
+    assert "_private" not in build_repo_map(repo, "send an invoice", 600)
+    assert "_private()" in build_repo_map(repo, "what does _private in the invoice module do", 600)

@@ -27,7 +27,7 @@ MAX_FILE_BYTES = 256_000
 MAX_SYMBOLS = 24
 MAX_METHODS = 100
 MAX_LINE = 200  # one file's line in the map
-CACHE_VERSION = 4  # bump when symbol extraction changes
+CACHE_VERSION = 5  # bump when symbol extraction changes
 STOPWORDS = {"the", "a", "an", "and", "or", "to", "of", "in", "on", "for", "with", "add", "make", "fix", "use", "is",
              "it", "be", "this", "that", "test", "tests", "run", "new", "please", "can", "you", "me", "my", "from"}
 
@@ -61,6 +61,8 @@ def python_symbols(text: str) -> list[str]:
     """Top-level classes (``class C [m1, m2]``), functions (``f()``) and constants, through ``ast``.
 
     Written so that no line of it reads as code: a small model shown ``class C(a, b)`` tried to edit that text.
+    Private definitions (``_Handler``) are indexed too, so "where is" and "how many" find them; the map shows
+    them only to a request that names them (``render``).
     """
     try:
         tree = ast.parse(text)
@@ -70,7 +72,7 @@ def python_symbols(text: str) -> list[str]:
     constants: list[str] = []
     for node in tree.body:
         name = getattr(node, "name", "")
-        if name.startswith("_") or name in out:
+        if name in out or (name.startswith("__") and name.endswith("__")):
             continue
         if isinstance(node, ast.ClassDef):
             methods = _methods(node)
@@ -253,9 +255,10 @@ class RepoMap:
         recent = self.recent()
         scored: list[tuple[float, str]] = []
         for path, entry in self.entries.items():
-            score = 3.0 * len(wanted & words(path)) + 2.0 * len(wanted & words(" ".join(entry.symbols)))
+            public = [s for s in entry.symbols if not _private(s)]
+            score = 3.0 * len(wanted & words(path)) + 2.0 * len(wanted & words(" ".join(public)))
             score += 4.0 * len(names & _identifiers(entry.symbols))  # the request names a symbol exactly
-            score += recent.get(path, 0.0) + (0.3 if entry.symbols else 0.0) - 0.05 * path.count("/")
+            score += recent.get(path, 0.0) + (0.3 if public else 0.0) - 0.05 * path.count("/")
             if not wants_tests and TEST_PATH.search(path):
                 score -= 1.0  # source before tests unless the request is about tests
             scored.append((score, path))
@@ -269,13 +272,19 @@ class RepoMap:
                 break
             # the best-ranked files get room for their whole class/method lists; the rest a short line
             width = min(room, MAX_LINE * (3 if rank < 3 else 1), max(60, budget // 6) if rank >= 3 else room)
-            line = _file_line(path, self.entries[path].symbols, wanted | {n.lower() for n in names}, width)
+            shown = [s for s in self.entries[path].symbols if not _private(s) or _identifiers([s]) & names]
+            line = _file_line(path, shown, wanted | {n.lower() for n in names}, width)
             lines.append(line)
             used += len(line) + 1
         if len(lines) < len(scored):
             lines.append(f"... and {len(scored) - len(lines)} more files")
         text = "\n".join(lines)
         return text if len(text) <= budget else text[:budget]
+
+
+def _private(item: str) -> bool:
+    """``_helper()`` or ``class _Handler [...]``: a private definition (the map shows it when it is asked for)."""
+    return item.removeprefix("class ").startswith("_")
 
 
 def _identifiers(symbols: list[str]) -> set[str]:
