@@ -27,11 +27,12 @@ from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, s
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
-from tui.tools.support.common import CHARS_PER_TOKEN, bound
+from tui.tools.support.common import CHARS_PER_TOKEN, bound, same_name_file
 from tui.engine.turnstate import Turn as _Turn
 from tui.engine.verify import is_test
 
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
+NEW_FILE_TOOLS = ("write_file", "scaffold", "run_command", "run_python", "run_tests")  # a new path is meant there
 MAX_TEST_EDITS = 2  # refused edits of the tests the developer said to keep, before the turn asks for the answer
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 
@@ -338,13 +339,16 @@ class Agent:
     async def _handle(self, call: ToolCall) -> bool:
         """Run one call and record its result; True when it changed the working tree."""
         call_id = call.id or uuid.uuid4().hex[:8]
-        self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         spec = self.tools.get(call.name)
+        guessed = await self._guessed_path(call, spec)
+        self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         if spec is None:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",
                                 f"unknown tool {call.name}")
         else:
             result = await self.run_tool(spec, call, call_id)
+            if guessed:
+                result.output = f"[{guessed} does not exist; this is {call.arguments['path']}]\n{result.output}"
         self.last_result = result
         if result.ok and call.name == "read_file":
             self._reads.add(str(call.arguments.get("path", "")))
@@ -366,6 +370,18 @@ class Agent:
             body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
         return changed
+
+    async def _guessed_path(self, call: ToolCall, spec: ToolSpec | None) -> str:
+        """A path that does not exist, where exactly one file has its name, becomes that file (the guess the
+        model made is returned, '' when nothing changed). Not for tools that create files."""
+        path = call.arguments.get("path")
+        if spec is None or call.name in NEW_FILE_TOOLS or not isinstance(path, str) or \
+                "path" not in spec.parameters.get("properties", {}):
+            return ""
+        found = await same_name_file(self.ctx.repo, path.strip())
+        if found:
+            call.arguments["path"] = found
+        return path if found else ""
 
     def _instructions_for(self, path: str) -> str:
         """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""

@@ -72,6 +72,25 @@ async def repo_files(repo: Path) -> list[str]:
     return [line for line in out.splitlines() if line] if code == 0 else []
 
 
+async def same_name_file(repo: Path, wanted: str) -> str:
+    """The one file the repository has under the base name of ``wanted``, a path that does not exist ('' when
+    it exists, or no file or several have that name). Small models guess directories (``src/xmltodict.py`` for a
+    flat ``xmltodict.py``) and then repeat the guess whatever the error says."""
+    from tui.protocol.errors import PathRefused
+    from tui.safety.paths import resolve_in_repo
+
+    if not wanted or wanted.endswith("/"):
+        return ""
+    try:
+        if resolve_in_repo(repo, wanted).exists():
+            return ""
+    except (PathRefused, OSError, ValueError):
+        return ""
+    base = wanted.rsplit("/", 1)[-1]
+    same = [f for f in await repo_files(repo) if f.rsplit("/", 1)[-1] == base]
+    return same[0] if len(same) == 1 else ""
+
+
 async def did_you_mean(repo: Path, wanted: str, limit: int = 3) -> str:
     """Small models guess paths ("src/app.py"): name the closest real files, so the retry succeeds."""
     import difflib

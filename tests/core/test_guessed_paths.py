@@ -1,0 +1,60 @@
+"""A path the model guessed wrong (``src/app.py`` for a flat ``app.py``) reaches the one file of that name.
+
+Seen on xmltodict (a flat module): the 1.5B model asked for ``src/xmltodict.py`` five times through outline and
+search, was told "does not exist" and "no matches", and answered a count from nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import git
+from tests.core.agent_helpers import ScriptedApprover, of, run_prompt, sent_text
+from tests.ollama_server import Reply, ScriptedOllama
+from tui.protocol.proposals import Decision
+
+
+def call(name: str, **arguments: object) -> dict:
+    return {"name": name, "arguments": arguments}
+
+
+async def test_read_only_tools_take_the_one_file_with_that_name(repo: Path, ollama_server: ScriptedOllama) -> None:
+    ollama_server.push(Reply(tool_calls=[call("outline", path="src/app.py")]),
+                       Reply(tool_calls=[call("search", pattern="return", path="lib/app.py")]),
+                       Reply("It adds."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what does add do?")
+    assert done.reason == "complete"
+    assert [e.arguments["path"] for e in of(events, "tool_call")] == ["app.py", "app.py"]
+    first, second = sent_text(ollama_server.requests[1]), sent_text(ollama_server.requests[2])
+    assert "[src/app.py does not exist; this is app.py]" in first and "add 1-2" in first
+    assert "[lib/app.py does not exist; this is app.py]" in second and "return a + b" in second
+
+
+async def test_an_edit_goes_to_that_file_and_a_new_file_keeps_its_path(repo: Path, ollama_server: ScriptedOllama
+                                                                       ) -> None:
+    ollama_server.push(Reply(tool_calls=[call("edit_file", path="src/app.py", old="return a + b", new="return b + a")]),
+                       Reply(tool_calls=[call("write_file", path="pkg/README.md", content="# pkg\n")]),
+                       Reply("Done."))
+    approver = ScriptedApprover([Decision("approve"), Decision("approve")])
+    events, done, _ = await run_prompt(repo, ollama_server.url, "swap the operands in add, and add pkg/README.md",
+                                       approver)
+    assert "return b + a" in (repo / "app.py").read_text()
+    assert not (repo / "src").exists()
+    assert approver.asked[0].files == ["app.py"]
+    assert (repo / "pkg" / "README.md").read_text() == "# pkg\n", "write_file creates the path it was given"
+    assert (repo / "README.md").read_text() != "# pkg\n"
+    assert "pkg/README.md" in git(repo, "status", "--porcelain", "-uall")
+
+
+async def test_a_name_several_files_have_is_not_guessed(repo: Path, ollama_server: ScriptedOllama) -> None:
+    (repo / "a").mkdir()
+    (repo / "b").mkdir()
+    (repo / "a" / "util.py").write_text("X = 1\n")
+    (repo / "b" / "util.py").write_text("X = 2\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "utils")
+    ollama_server.push(Reply(tool_calls=[call("read_file", path="util.py")]), Reply("Two of them."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what is X?")
+    assert of(events, "tool_call")[0].arguments["path"] == "util.py"
+    assert not of(events, "tool_result")[0].ok
+    assert "a/util.py" in sent_text(ollama_server.requests[1]) and "b/util.py" in sent_text(ollama_server.requests[1])
