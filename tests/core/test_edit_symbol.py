@@ -183,6 +183,18 @@ def test_a_class_named_with_a_method_given_means_that_method() -> None:
     assert js.qualname == "Cache.clear" and "export class Cache {" in js.text and "  clear() {" in js.text
 
 
+def test_a_class_named_with_a_function_without_self_given_gets_that_method_not_a_replaced_class() -> None:
+    """xmltodict: edit_symbol(symbol="_DictSAXHandler", code="def reset():\n    self.path = None ...") replaced
+    the whole 157-line class with a four-line function."""
+    done = splice_python(CLIENT, "Client", "def reset():\n    self.headers = {}", "client.py")
+    assert done.qualname == "Client.reset" and done.action == "added"
+    assert "    def reset(self):\n        self.headers = {}" in done.text and "def __init__(self, base: str)" in done.text
+    kept = splice_python(CLIENT, "Client", "def reset(keep=False):\n    self.headers = {}", "client.py")
+    assert "    def reset(self, keep=False):" in kept.text
+    static = splice_python(CLIENT, "Client", "@staticmethod\ndef make():\n    return 1", "client.py")
+    assert "    def make():" in static.text and static.qualname == "Client.make"
+
+
 def test_an_ambiguous_name_lists_the_qualified_names() -> None:
     source = "class A:\n    def run(self):\n        pass\n\n\nclass B:\n    def run(self):\n        pass\n"
     with pytest.raises(ToolError, match=r"run is defined more than once in m.py: A.run \(lines 2-3\), B.run \(lines 7-8\)"):

@@ -79,6 +79,26 @@ def _self_arg(node: ast.stmt) -> str:
     return ""
 
 
+def _as_method(code: str, tree: ast.Module, node: ast.stmt) -> tuple[str, ast.Module]:
+    """``code`` with ``self`` as the first parameter of ``node`` (a function meant as a method), unless it has
+    ``self``/``cls`` already or is a static method."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _self_arg(node) or \
+            any(getattr(d, "id", "") == "staticmethod" for d in node.decorator_list):
+        return code, tree
+    lines = code.split("\n")
+    row = node.lineno - 1
+    found = re.search(rf"\bdef\s+{re.escape(node.name)}\s*\(", lines[row])
+    if not found:
+        return code, tree
+    rest = lines[row][found.end():]
+    lines[row] = lines[row][:found.end()] + ("self" if rest.lstrip().startswith(")") else "self, ") + rest
+    new = "\n".join(lines)
+    try:
+        return new, ast.parse(new)
+    except (SyntaxError, ValueError, RecursionError):
+        return code, tree
+
+
 class _Splice:
     def __init__(self, text: str, rel: str) -> None:
         tree, error = parse(text)
@@ -244,7 +264,9 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
     splice = _Splice(text, rel)
     found = find(splice.symbols, wanted)
     if len(found) == 1 and found[0].kind == "class" and defs and not isinstance(defs[0], ast.ClassDef) \
-            and _self_arg(defs[0]):  # a class named, a method given: the method of that class is meant
+            and (_self_arg(defs[0]) or defs[0].name != found[0].name):  # a class named, a function given:
+        code, tree = _as_method(code, tree, defs[0])  # the method of that class is meant (``def reset():``
+        defs = [n for n in tree.body if isinstance(n, _DEFS)]  # for the class had replaced all of it)
         wanted = f"{found[0].qualname}.{getattr(defs[0], 'name', '')}"
         found = find(splice.symbols, wanted)
     name = wanted.rsplit(".", 1)[-1]
