@@ -105,7 +105,7 @@ def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: lis
             ok, why = False, f"hard timeout after {args.timeout:.0f} s; {why}"
         result = Result(task.id, project.name, task.kind, task.half, ok, round(run.seconds, 1), run.timed_out, why,
                         run.tool_names())
-        write_transcript(out, result, run, final_diff(ctx.repo, ctx.base), task.prompt)
+        write_transcript(out, result, run, final_diff(ctx.repo, ctx.base), task.prompt, ctx.repo)
         results.append(result)
         print(console_line(result), flush=True)
     return results

@@ -57,14 +57,32 @@ def final_diff(repo: Path, base: str) -> str:
     return out.stdout
 
 
-def write_transcript(out: Path, result: Result, run: Outcome, diff: str, prompt: str) -> None:
+def write_transcript(out: Path, result: Result, run: Outcome, diff: str, prompt: str, repo: Path | None = None) -> None:
     where = out / result.half / result.task
     where.mkdir(parents=True, exist_ok=True)
     (where / "events.jsonl").write_text(run.stdout)
+    if repo is not None:
+        (where / "messages.jsonl").write_text(session_messages(repo))
     (where / "stderr.txt").write_text(run.stderr)
     (where / "diff.patch").write_text(diff)
     (where / "result.json").write_text(json.dumps({**asdict(result), "prompt": prompt, "answer": run.answer,
                                                    "rc": run.rc}, indent=2))
+
+
+def session_messages(repo: Path) -> str:
+    """Every message the model was sent or wrote (the session store's copy, grounding and coaching included),
+    one JSON line each: what the events do not show."""
+    import sqlite3
+
+    store = repo / ".git" / "devagent" / "sessions.sqlite3"
+    if not store.is_file():
+        return ""
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT message FROM messages ORDER BY session_id, seq").fetchall()
+    except sqlite3.Error:
+        return ""
+    return "".join(row[0] + "\n" for row in rows)
 
 
 def _stats(rows: list[Result]) -> dict[str, Any]:
