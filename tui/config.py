@@ -146,19 +146,43 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
 
 
+REPO_CONFIG_LIMIT = 1 << 20  # bytes: a repo config larger than this is refused, never read whole
+
+
+def _read_repo_toml(repo: Path, name: str) -> dict[str, Any] | None:
+    """A repo's own TOML file, read like any repo file (tui/safety/paths.py): never through a symlink out of the
+    work tree or into .git, never a FIFO or device, at most REPO_CONFIG_LIMIT bytes. None when it is not there."""
+    from tui.safety.paths import PathRefused, read_bounded
+
+    try:
+        data, size = read_bounded(repo, name, REPO_CONFIG_LIMIT)
+    except FileNotFoundError:
+        return None
+    except (OSError, PathRefused) as exc:
+        raise ConfigError(f"{repo / name}: not read ({exc})", "A repository's config must be a regular file inside it.") \
+            from None
+    if size > REPO_CONFIG_LIMIT:
+        raise ConfigError(f"{repo / name}: {size} bytes; a repository's config may have at most {REPO_CONFIG_LIMIT}")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{repo / name}: not valid TOML ({exc})", "Fix the file or move it aside.") from None
+
+
 def _repo_layer(repo: Path | None) -> tuple[dict[str, Any], str | None]:
     if repo is None:
         return {}, None
-    own = repo / ".devagent.toml"
-    if own.is_file():
-        return _read_toml(own), str(own)
+    own = _read_repo_toml(repo, ".devagent.toml")
+    if own is not None:
+        return own, str(repo / ".devagent.toml")
     pyproject = repo / "pyproject.toml"
-    if pyproject.is_file():
+    if os.path.lexists(pyproject):
         try:
-            data = _read_toml(pyproject)
+            data = _read_repo_toml(repo, "pyproject.toml") or {}
         except ConfigError:
-            return {}, None  # a broken pyproject is the project's business, not ours
-        section = data.get("tool", {}).get("devagent")
+            return {}, None  # a broken (or refused) pyproject is the project's business, not ours
+        tool = data.get("tool")
+        section = tool.get("devagent") if isinstance(tool, dict) else None  # `tool = 1` is not a table
         if isinstance(section, dict):
             return section, f"{pyproject} [tool.devagent]"
     return {}, None
