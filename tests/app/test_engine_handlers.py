@@ -44,3 +44,14 @@ async def test_an_event_subclass_is_handled_as_its_parent(repo: Path) -> None:
         bar = app.query_one(StatusBar)
         await wait_for(pilot, lambda: bar.context == "ctx 10/100")
         await wait_for(pilot, lambda: "a quiet notice" in " ".join(str(w.render()) for w in app.query(".notice")))
+
+
+async def test_the_context_meter_shows_what_agents_md_takes(repo: Path) -> None:
+    """The instructions' share of the request (ContextUsage.parts, from the engine) is on the status bar."""
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        feed(app, ev.ContextUsage(used=1200, limit=4096, parts={"instructions": 212}))
+        bar = app.query_one(StatusBar)
+        await wait_for(pilot, lambda: "ctx 1200/4096 (AGENTS.md 212)" in str(bar.render()))
+        feed(app, ev.ContextUsage(used=900, limit=4096))  # a request without instructions says nothing of them
+        await wait_for(pilot, lambda: "ctx 900/4096" in str(bar.render()) and "AGENTS.md" not in str(bar.render()))

@@ -83,6 +83,26 @@ def test_requests_without_the_token_or_from_another_origin_are_refused(served: t
     assert asyncio.run(websocket(base)) == 101
 
 
+def test_ctrl_c_says_serve_stopped_not_that_the_app_exited(served: tuple[str, subprocess.Popen]) -> None:
+    """Stopping `serve` stops the app it runs: that is "stopped"; "the app has exited" is for the app quitting."""
+    import aiohttp
+
+    url, proc = served
+    base = url.split("/s/")[0]
+
+    async def attach() -> None:  # a page attaches: the app starts and paints
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(url.replace("http", "ws") + "ws?width=80&height=24",
+                                          headers={"Origin": base}) as ws:
+                await asyncio.wait_for(ws.receive(), 30)
+
+    asyncio.run(attach())
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 0
+    assert proc.stderr is not None
+    assert proc.stderr.read().strip().splitlines()[-1] == "devagent serve: stopped"
+
+
 async def _wait(check: object, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]

@@ -28,6 +28,49 @@ async def test_a_full_turn_streams_the_answer_and_reads_the_editor_buffer(
     assert "UNSAVED-EDIT" in sent_to_model(ollama_server)  # the model saw the buffer, not the disk
 
 
+async def test_a_call_the_model_writes_into_its_text_is_a_tool_call_not_the_message(
+        repo: Path, ollama_server: ScriptedOllama) -> None:
+    """Small models write their calls as JSON in their text; an editor cannot take text back, so the call
+    must never reach it as the agent's message (live or replayed by session/load), only as a tool call."""
+    written = 'I will read it first.\n\n```json\n{"name": "read_file", "arguments": {"path": "app.py"}}\n```\n'
+    client = ScriptedClient()
+    only_a_call = '{"name": "list_files", "arguments": {}}'
+    ollama_server.push(Reply(written), Reply(only_a_call), Reply("It adds two numbers."))
+    async with acp_agent(repo, ollama_server.url, client, read_files=False) as (conn, _proc, sid):
+        assert await prompt(conn, sid, "what does the add function do?") == "end_turn"
+    said = client.text()
+    assert said == "I will read it first.\n\nIt adds two numbers."  # two model messages, two paragraphs
+    assert [u.title for u in client.of("tool_call")] == ["read_file app.py", "list_files"]
+    again = ScriptedClient()
+    ollama_server.push(Reply("Yes."))
+    async with acp_agent(repo, ollama_server.url, again) as (conn, _proc, _other):
+        await asyncio.wait_for(conn.load_session(cwd=str(repo), session_id=sid, mcp_servers=[]), 30)
+        assert again.text() == said
+        assert await prompt(conn, sid, "sure?") == "end_turn"
+    assert again.of("agent_message_chunk")[-1].content.text == "Yes."  # a new message, not a new paragraph
+
+
+async def test_agents_md_reaches_the_model_of_an_acp_session(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo", {"AGENTS.md": "Root rule: answer in French.\n", "app.py": "x = 1\n"})
+    client = ScriptedClient()
+    ollama_server.push(Reply("Bonjour."))
+    async with acp_agent(repo, ollama_server.url, client) as (conn, _proc, sid):
+        assert await prompt(conn, sid, "hello") == "end_turn"
+    assert "Root rule: answer in French." in sent_to_model(ollama_server)
+
+
+def test_every_tool_the_model_is_offered_has_an_acp_kind() -> None:
+    """An editor picks the icon and the review affordance by kind: edit_symbol is an edit, outline a read."""
+    from tui.acp.updates import KINDS
+    from tui.tools.registry import load_tools
+
+    offered = set(load_tools()) - {"stage", "commit"}  # never offered to the model (README)
+    assert offered <= set(KINDS), offered - set(KINDS)
+    assert KINDS["edit_symbol"] == "edit" and KINDS["outline"] == "read"
+
+
 def _kinds(options: list) -> list[str]:
     return [o.kind for o in options]
 

@@ -167,6 +167,7 @@ class DevagentAcpAgent:
             task.cancel()
             raise
         reason = "cancelled" if task.cancelled() else task.result()
+        live.stream.end_message()
         await live.stream.flush()
         return PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
 

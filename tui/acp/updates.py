@@ -2,8 +2,10 @@
 
 The engine's emit is synchronous; updates queue here and one task sends them, merging consecutive text
 chunks and consecutive output refreshes of one tool call, so a token stream or a chatty command never
-floods the client. ``flush()`` waits until everything queued is sent (before a permission request or
-the prompt's answer, which must follow the updates they belong to).
+floods the client. An editor cannot take text back, so the model's text goes through the same
+``ProseStream`` as the plain headless output: a tool call the model writes into its text (JSON, a fence)
+is shown once, as its tool call, never as the agent's message. ``flush()`` waits until everything queued
+is sent (before a permission request or the prompt's answer, which must follow the updates they belong to).
 """
 
 from __future__ import annotations
@@ -18,15 +20,17 @@ from acp.helpers import (start_tool_call, update_agent_message_text, update_agen
 from acp.schema import ToolCallLocation
 
 from tui.acp.permissions import fenced, text_content
+from tui.engine.prose import ProseStream
 from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, ErrorEvent, Event, Notice,
-                             ProposalCreated, Retrying, TextDelta, ToolCallFinished, ToolCallStarted)
+                                 ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
+                                 TurnDone, TurnStarted)
 
 log = logging.getLogger("devagent.acp")
 
 OUTPUT_TAIL = 8000  # characters of command output shown in the tool call (the tail: where errors are)
-KINDS = {"read_file": "read", "list_files": "search", "search": "search", "git_status": "read",
-         "git_diff": "read", "git_log": "read", "edit_file": "edit", "write_file": "edit", "scaffold": "edit",
-         "run_command": "execute", "run_python": "execute", "run_tests": "execute"}
+KINDS = {"read_file": "read", "outline": "read", "list_files": "search", "search": "search", "git_status": "read",
+         "git_diff": "read", "git_log": "read", "edit_file": "edit", "write_file": "edit", "edit_symbol": "edit",
+         "scaffold": "edit", "run_command": "execute", "run_python": "execute", "run_tests": "execute"}
 Send = Callable[[Any], Awaitable[None]]
 
 
@@ -49,13 +53,13 @@ def locations(repo: str, arguments: dict[str, Any]) -> list[ToolCallLocation] | 
 class _Output:
     """What one running command has shown so far."""
 
-    def __init__(self, command: str) -> None:
-        self.command, self.text, self.status = command, "", ""
+    def __init__(self, command: str, lang: str = "sh") -> None:
+        self.command, self.lang, self.text, self.status = command, lang, "", ""
 
     def content(self) -> list[Any]:
         shown = self.text[-OUTPUT_TAIL:]
         cut = "[… earlier output not shown]\n" if len(self.text) > OUTPUT_TAIL else ""
-        parts = [fenced(self.command, "sh")]
+        parts = [fenced(self.command, self.lang)]
         if shown or self.status:
             parts.append(fenced(cut + shown + (f"\n{self.status}" if self.status else "")))
         return [text_content("\n\n".join(parts))]
@@ -72,6 +76,10 @@ class UpdateStream:
         self._count = 0
         self.outputs: dict[str, _Output] = {}  # tool call id -> output so far
         self.broken = False
+        self.prose = ProseStream()  # the model's text as it may be shown (tool calls written into it held back)
+        self._said = False  # the current model message has shown text
+        self._gap = False  # a message with text ended: the next one starts after a blank line
+        self._newlines = 0  # newlines at the end of the text sent so far
         self._task = asyncio.get_running_loop().create_task(self._pump())
 
     # -- mapping (synchronous: called from the engine's emit) ------------------------------------
@@ -81,7 +89,14 @@ class UpdateStream:
 
     def map(self, event: Event) -> list[Any]:
         if isinstance(event, TextDelta):
-            return [update_agent_message_text(event.text)]
+            return self._say(self.prose.push(event.text))
+        if isinstance(event, TextDone):
+            return self._say(self.prose.finish(event.shown or ""), end=True)
+        if isinstance(event, TurnDone):
+            return self._say(self.prose.abandon(), end=True, turn=True)
+        if isinstance(event, TurnStarted):  # a new agent message (after a replay, too)
+            self._gap = False
+            return []
         if isinstance(event, ToolCallStarted):
             return [start_tool_call(self.new_id(event.call_id), title_of(event.name, event.arguments),
                                     kind=KINDS.get(event.name, "other"), status="pending",
@@ -92,15 +107,35 @@ class UpdateStream:
             return self._command(event)
         if isinstance(event, ToolCallFinished):
             return [self._finished(event)]
-        if isinstance(event, ErrorEvent):
+        if isinstance(event, ErrorEvent):  # the message broke off: what was held back, then why
             hint = f" {event.hint}" if event.hint else ""
-            return [update_agent_message_text(f"\n\n[devagent: {event.message}{hint}]\n")]
+            return self._say(self.prose.abandon() + f"\n\n[devagent: {event.message}{hint}]\n", end=True)
         if isinstance(event, (Notice, Retrying)):
             text = event.message if isinstance(event, Notice) else f"retrying in {event.delay:.1f}s: {event.reason}"
             log.info("notice: %s", text)
             return [update_agent_thought_text(f"devagent: {text}\n")]
         log.debug("event %s", event.type)
         return []
+
+    def _say(self, text: str, end: bool = False, turn: bool = False) -> list[Any]:
+        """Text of the model's current message; the messages of one turn are one agent message to the client,
+        so each after the first starts on a new paragraph."""
+        out: list[Any] = []
+        if text:
+            if self._gap:
+                text = text.lstrip("\n")
+                text, self._gap = "\n" * max(0, 2 - self._newlines) + text, False
+            self._said = True
+            self._newlines = len(text) - len(text.rstrip("\n")) if text.strip("\n") else self._newlines + len(text)
+            out.append(update_agent_message_text(text))
+        if end:
+            self._gap, self._said = (self._gap or self._said) and not turn, False
+        return out
+
+    def end_message(self) -> None:
+        """The turn ended without a TextDone or TurnDone (a cancel): send what was held back, literally."""
+        for update in self._say(self.prose.abandon(), end=True, turn=True):
+            self.queue.put_nowait(update)
 
     def new_id(self, call_id: str) -> str:
         self._count += 1
@@ -115,7 +150,7 @@ class UpdateStream:
         call_id = self.calls[proposal.id] = self.acp_id(proposal.call_id)
         if proposal.kind in ("command", "python"):
             shown = proposal.code if proposal.kind == "python" else proposal.command
-            self.outputs[call_id] = _Output(shown or proposal.summary)
+            self.outputs[call_id] = _Output(shown or proposal.summary, "python" if proposal.kind == "python" else "sh")
         verdict = {"allow": f"auto-approved ({proposal.rule})", "deny": f"denied ({proposal.rule})"}.get(
             proposal.policy, "")
         if not verdict:
@@ -157,9 +192,12 @@ class UpdateStream:
         for data in events:
             kind = data.get("type")
             if kind == "turn_started":
+                self._gap = False
                 self.queue.put_nowait(update_user_message_text(str(data.get("prompt", ""))))
-            elif kind == "text_done" and data.get("text"):
-                self.queue.put_nowait(update_agent_message_text(str(data["text"]) + "\n"))
+            elif kind == "text_done":
+                shown = str(data.get("shown", data.get("text")) or "")  # the prose, without the calls in it
+                for update in self._say(shown.strip(), end=True):
+                    self.queue.put_nowait(update)
             elif kind == "tool_call":
                 args = data.get("arguments") if isinstance(data.get("arguments"), dict) else {}
                 name = str(data.get("name", ""))

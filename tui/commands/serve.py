@@ -77,13 +77,14 @@ async def _serve(args: argparse.Namespace, repo: object) -> int:
         except (NotImplementedError, RuntimeError):
             pass
     waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(shared.exited.wait())]
+    app_quit = False
     try:
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        app_quit = shared.exited.is_set()  # the app quit by itself (stopping it below sets this too)
     finally:
         for waiter in waiters:
             waiter.cancel()
         await shared.stop()
         await runner.cleanup()
-    print("devagent serve: the app has exited" if shared.exited.is_set() else "devagent serve: stopped",
-          file=sys.stderr)
+    print("devagent serve: the app has exited" if app_quit else "devagent serve: stopped", file=sys.stderr)
     return 0
