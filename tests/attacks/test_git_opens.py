@@ -5,7 +5,9 @@ git opens ``.gitignore`` and ``.gitattributes`` in every directory it walks and 
 ``/proc/self/fd/1``: its own output pipe), and refuses to add any tree holding a symlinked ``.gitmodules``.
 Found by this suite: a `mkfifo sub/.gitignore` made every later host git call run into its time limit
 (4.5 minutes for one write_file), the edit was applied without a checkpoint, and `devagent run` then
-crashed with a TimeoutError. The runner now removes such entries after every command (tui/sandbox/leftovers.py).
+crashed with a TimeoutError. A nested repository's HEAD or config as a FIFO (or a symlink to git's own output
+pipe) hung `git status`, `ls-files` and `add -A` the same way. The runner now removes such entries after every
+command (tui/sandbox/leftovers.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ PLANTS = {
     "gitmodules-symlink-to-own-pipe": ("rm .gitmodules && ln -s /proc/self/fd/1 .gitmodules", ".gitmodules"),
     "gitmodules-symlink-in-a-subdir": ("mkdir -p lib && ln -s ../README.md lib/.gitmodules", "lib/.gitmodules"),
     "fifo-renamed-into-place": ("mkfifo p && mkdir -p a/b && mv p a/b/.gitignore", "a/b/.gitignore"),
+    "nested-repo-head-fifo": ("git init -q sub && rm sub/.git/HEAD && mkfifo sub/.git/HEAD", "sub/.git/HEAD"),
+    "nested-repo-config-fifo": ("git init -q sub && rm sub/.git/config && mkfifo sub/.git/config", "sub/.git/config"),
+    "nested-repo-config-symlink-to-own-pipe": ("git init -q sub && ln -sf /proc/self/fd/1 sub/.git/config",
+                                               "sub/.git/config"),
+    "gitfile-to-a-git-dir-with-a-fifo-head": ("mkdir -p sub g/refs g/objects && echo 'gitdir: ../g' > sub/.git && "
+                                              "mkfifo g/HEAD", "g/HEAD"),
 }
 
 
