@@ -6,6 +6,8 @@ import argparse
 import json
 import time
 
+from tui.safety.literal import visible
+
 HELP = "list checkpoints (newest first) with their label, age and the files each one changed"
 
 
@@ -40,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     now = time.time()
     for pos, c in enumerate(cps, 1):
         files = ", ".join(c.files[:4]) + (f" +{len(c.files) - 4} more" if len(c.files) > 4 else "")
-        print(f"{pos:>3}  {c.short:<28} {_age(now - c.created):>9}  {c.label}")
-        print(f"     {len(c.files)} file(s) changed: {files or '-'}")
+        print(f"{pos:>3}  {c.short:<28} {_age(now - c.created):>9}  {visible(c.label)}")  # names a command chose:
+        print(f"     {len(c.files)} file(s) changed: {visible(files) or '-'}")  # hidden characters shown as escapes
         if c.not_covered:
-            print(f"     not covered: {'; '.join(c.not_covered)}")
+            print(f"     not covered: {visible('; '.join(c.not_covered))}")
     print("Restore one with `devagent undo NAME` (shows the diff first). Ignored files are not covered.")
     return 0

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from tui.safety.literal import literal_warnings, visible
+
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -65,8 +67,10 @@ def _edit(repo: "Repo", message: str) -> str:
 
 
 def _show(message: str) -> None:
-    print("Commit message:")
-    print("".join(f"  | {ln}\n" for ln in message.splitlines()), end="")
+    print("Commit message:")  # the model's text, shown literally (what you approve is what is committed)
+    print("".join(f"  | {visible(ln)}\n" for ln in message.splitlines()), end="")
+    for warning in literal_warnings(message):
+        print(f"!! {warning}")
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -88,7 +92,7 @@ async def _main(args: argparse.Namespace) -> int:
         raise RepoError("devagent commit needs your approval, and there is no terminal to ask on.",
                         "Run it in a terminal, or pass --yes to commit without asking.")
     for f in DiffIndex.from_text(staged).files:
-        print(f"  {f.status:<9} {f.path}")
+        print(f"  {f.status:<9} {visible(f.path)}")
     message = args.message or await propose(repo, config, args, staged)
     while not args.yes:
         _show(message)
@@ -106,7 +110,7 @@ async def _main(args: argparse.Namespace) -> int:
         _show(message)
     result = repo.commit(message, no_verify=args.no_verify)
     if result.output.strip():
-        print(result.output.rstrip())
+        print(visible(result.output.rstrip()))
     if not result.ok:
         print("devagent: the commit was refused (see the hook output above).", file=sys.stderr)
         return 1

@@ -9,6 +9,8 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING
 
+from tui.safety.literal import visible
+
 if TYPE_CHECKING:
     from tui.config import Config
     from tui.git.repo import Repo
@@ -96,7 +98,7 @@ async def _review(repo: "Repo", config: "Config", args: argparse.Namespace) -> "
 
 def _print(result: "ReviewResult", out: "IO[str] | Tty") -> None:
     for f in result.findings:
-        out.write(f.render() + "\n")
+        out.write(visible(f.render()) + "\n")
     if not result.findings:
         out.write("No findings.\n")
     out.write(f"({result.model_status})\n")
@@ -126,11 +128,11 @@ def _interactive(repo: "Repo", config: "Config", result: "ReviewResult", tty: Tt
             return 1
         staged = repo.diff_staged()
         if choice == "d":
-            tty.write(staged)
+            tty.write(visible(staged))
         elif choice == "u":
             idx = DiffIndex.from_text(staged)
             for h in idx.hunks:
-                tty.write(f"  {h.index + 1:>3}  {h.file}  {h.header or '(whole file)'}\n")
+                tty.write(visible(f"  {h.index + 1:>3}  {h.file}  {h.header or '(whole file)'}") + "\n")
             tty.write("Hunks to unstage (numbers separated by spaces, empty = none): ")
             tty.flush()
             picked = {int(t) - 1 for t in tty.readline().split() if t.isdigit()}

@@ -8,6 +8,7 @@ import json
 import sys
 
 from tui.commands.common import add_model_options
+from tui.safety.literal import visible
 
 HELP = "run the repo's test suite (sandboxed) and summarise failures; exits with the suite's own exit code"
 
@@ -37,9 +38,9 @@ def _print_run(run: object) -> None:
     print()
     for failure in run.failures:
         where = failure.location()
-        print(f"FAIL {failure.test_id}" + (f"  ({where})" if where else ""))
+        print(visible(f"FAIL {failure.test_id}" + (f"  ({where})" if where else "")))  # the repo's names and output
         for line in failure.message.strip().splitlines()[:8]:
-            print(f"     {line}")
+            print(f"     {visible(line)}")
     print(run.summary())
     if run.hint:
         print(f"what to do: {run.hint}")
@@ -131,7 +132,7 @@ async def _main(args: argparse.Namespace) -> int:
             if suite.interpreter:
                 print(suite.interpreter)
             print(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else ""), flush=True)
-        live = None if args.json else (lambda text: (sys.stdout.write(text), sys.stdout.flush()))
+        live = None if args.json else (lambda text: (sys.stdout.write(visible(text)), sys.stdout.flush()))
         run = await run_plan(plan, repo, config, on_output=live, timeout=args.timeout)
         runs.append(run)
         if not args.json:

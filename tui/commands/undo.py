@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tui.safety.literal import literal_warnings, visible
+
 HELP = "restore the working tree to a checkpoint (default: the newest), after showing the diff"
 
 EPILOG = """\
@@ -36,16 +38,18 @@ def run(args: argparse.Namespace) -> int:
     repo.ensure_writable()
     cp = checkpoints.resolve(repo, args.checkpoint)
     diff = checkpoints.undo_diff(repo, cp)
-    print(f"Checkpoint {cp.short}: {cp.label}")
+    print(f"Checkpoint {cp.short}: {visible(cp.label)}")
     if not diff.strip():
         print("The working tree already matches it; nothing to undo.")
         return 0
     idx = DiffIndex.from_text(diff)
     if args.stat:
         for f in idx.files:
-            print(f"  {f.status:<9} {f.path}")
-    else:
-        sys.stdout.write(diff if diff.endswith("\n") else diff + "\n")
+            print(f"  {f.status:<9} {visible(f.path)}")
+    else:  # what is about to be restored, shown literally: escapes for control and bidi characters
+        sys.stdout.write(visible(diff if diff.endswith("\n") else diff + "\n"))
+    for warning in literal_warnings(diff):
+        print(f"!! {warning}")
     print(f"Restoring changes {len(idx.files)} file(s) in the working tree (ignored files are not covered).")
     if not args.yes:
         if not sys.stdin.isatty():
