@@ -25,6 +25,13 @@ ATTACKS = [
     "git checkout --output=wiped.txt -- .",
     "git stash drop --output=wiped.txt",
     "rm -r -- --output=wiped.txt build",
+    # the preview passes words to git, never to a shell: a substitution in them is text, not a command
+    'git branch -D "$(touch wiped.txt)"',
+    'git checkout -- "$(touch wiped.txt)" .',
+    'rm -r -- "$(touch wiped.txt)" build',
+    "git clean -fdx -- ':(attr:x)' '$(touch wiped.txt)'",
+    'git reset --hard "$(touch wiped.txt)"',
+    "git clean -fdx --exclude='$(touch wiped.txt)'",
 ]
 
 
