@@ -204,6 +204,8 @@ def _apply(cfg: Config, data: dict[str, Any], origin: str) -> None:
                     f"{origin}: unknown key {key}.{name}", f"Known keys in [{key}]: {', '.join(sorted(names))}"
                 )
             current = getattr(section, name)
+            if current is None and str(names[name].type).startswith("int") and not _compatible(0, item):
+                raise ConfigError(f"{origin}: {key}.{name} should be int, got {item!r}")
             if current is not None and not _compatible(current, item):
                 raise ConfigError(f"{origin}: {key}.{name} should be {type(current).__name__}, got {item!r}")
             check_value(f"{key}.{name}", item, origin)
@@ -211,10 +213,15 @@ def _apply(cfg: Config, data: dict[str, Any], origin: str) -> None:
 
 
 def _compatible(current: Any, item: Any) -> bool:
+    """``item`` has the setting's type: a bool is not a number (``keep = false`` was 0), list items are strings."""
     if isinstance(current, bool):
         return isinstance(item, bool)
+    if isinstance(item, bool):
+        return False
     if isinstance(current, float):
-        return isinstance(item, (int, float)) and not isinstance(item, bool)
+        return isinstance(item, (int, float))
+    if isinstance(current, list):
+        return isinstance(item, list) and all(isinstance(i, str) for i in item)
     return isinstance(item, type(current))
 
 

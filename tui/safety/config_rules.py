@@ -164,7 +164,8 @@ def repo_view(current: dict[str, Any], data: dict[str, Any], origin: str) -> tup
                               f"Change {key} in your user config if you trust this repository.")
             if how == "stricter" and isinstance(value, str) and STRICTNESS.get(value, 99) < STRICTNESS.get(now, 0):
                 raise _refuse(origin, f"{key} = {value!r}", f"yours is {now!r}: {why}")
-            if how == "add" and isinstance(value, list) and isinstance(now, list):
+            if how == "add" and isinstance(value, list) and isinstance(now, list) and \
+                    all(isinstance(v, str) for v in value):  # anything else: the type check names it
                 value = list(dict.fromkeys([*now, *value]))
             keys.append(key)
             if section != "policy":
