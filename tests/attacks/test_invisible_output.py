@@ -82,3 +82,15 @@ def test_review_prints_findings_literally(tmp_path: Path) -> None:
     attack.check(run)
     assert run.rc != 0 and "\\u202e" in run.stdout, run.stdout
     assert raw_hidden(run.stdout) == [], raw_hidden(run.stdout)
+
+
+def test_test_list_shows_suite_names_and_paths_literally(tmp_path: Path) -> None:
+    name = f"svc{RLO}gpj\x1b[2J"
+    repo = make_repo(tmp_path / "repo", {"test_a.py": "def test_a():\n    pass\n",
+                                         f"{name}/package.json": '{"name": "x\\u202e", "scripts": {"test": "node t.js"}}\n',
+                                         f"{name}/t.js": "\n"})
+    attack = Attack(repo)
+    run = devagent(repo, "test", "--list")
+    attack.check(run, allow_rc=(0,))
+    assert "svc\\u202egpj" in run.stdout, run.stdout
+    assert raw_hidden(run.stdout) == [], raw_hidden(run.stdout)

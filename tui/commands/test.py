@@ -114,7 +114,7 @@ async def _main(args: argparse.Namespace) -> int:
     by_path = suite_for_path(suites, repo, args.selection) if args.selection and not args.suite else None
     if args.list or (len(suites) > 1 and not args.suite and not args.all and by_path is None):
         for suite in suites:
-            print(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})")
+            print(visible(f"{suite.name:<24} {suite.rel(repo):<20} {' '.join(suite.argv)}   ({suite.source})"))
             if suite.interpreter:
                 print(f"{'':<24} {suite.interpreter}")
         if args.list:
@@ -131,7 +131,8 @@ async def _main(args: argparse.Namespace) -> int:
         if not args.json:
             if suite.interpreter:
                 print(suite.interpreter)
-            print(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else ""), flush=True)
+            print(visible(f"$ {plan.command}" + (f"    (in {suite.rel(repo)})" if suite.rel(repo) != "." else "")),
+                  flush=True)
         live = None if args.json else (lambda text: (sys.stdout.write(visible(text)), sys.stdout.flush()))
         run = await run_plan(plan, repo, config, on_output=live, timeout=args.timeout)
         runs.append(run)
