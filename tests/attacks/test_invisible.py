@@ -96,7 +96,7 @@ def test_hidden_characters_in_model_text_are_flagged_in_json(tmp_path: Path, ser
     server.push(Reply("All good." + TAG_SMUGGLED + "\u3164"))
     run = devagent(repo, "run", "--json", "status?", url=server.url, timeout=30)
     attack.check(run, allow_rc=(0,))
-    (done,) = of_type(run, "text_done")
+    done = next(d for d in of_type(run, "text_done") if d["text"].startswith("All good."))  # the agent may ask again
     assert done["text"].endswith(TAG_SMUGGLED + "\u3164")  # the protocol carries text exactly...
     assert any("U+E0069" in w for w in done.get("warnings", [])), done  # ...and says what is hidden in it
     assert any("U+3164" in w for w in done.get("warnings", [])), done
