@@ -222,7 +222,7 @@ async def test_rereading_after_an_edit_is_not_a_loop(repo: Path, ollama_server: 
 
 async def test_a_lone_json_object_is_not_taken_as_the_answer(repo: Path, ollama_server: ScriptedOllama) -> None:
     ollama_server.push(Reply('{\n  "name": "Project Name"\n}'), Reply('{"name": "answer", "arguments": {"text": "demo"}}'))
-    events, done, _ = await run_prompt(repo, ollama_server.url, "what is the project called?")
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what is the project in README.md called?")
     assert done.reason == "complete" and done.text == "demo"
     assert "is not a tool call" in sent_text(ollama_server.requests[1])
     assert ollama_server.requests[1]["format"], "the retry is constrained"
@@ -232,12 +232,12 @@ async def test_an_answer_in_the_done_question_s_shape_is_the_answer(repo: Path, 
     """Dev set: after the done question ({"done": bool, "answer": str}), the model answered in that shape; told it
     was "not a tool call" three times, it went on editing and broke the file."""
     ollama_server.push(Reply('{"done": true, "answer": "The project is called demo."}'))
-    events, done, _ = await run_prompt(repo, ollama_server.url, "what is the project called?")
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what is the project in README.md called?")
     assert done.reason == "complete" and done.text == "The project is called demo."
     assert [e.shown for e in of(events, "text_done")] == ["The project is called demo."]
     assert len(ollama_server.requests) == 1
     ollama_server.push(Reply('{"done": false, "answer": "more to do"}'), Reply("It is demo."))
-    _, done, _ = await run_prompt(repo, ollama_server.url, "what is the project called?")
+    _, done, _ = await run_prompt(repo, ollama_server.url, "what is the project in README.md called?")
     assert done.text == "It is demo."  # "not done" is no answer: asked again
 
 

@@ -24,7 +24,8 @@ FILES = {
 async def test_the_map_follows_the_prompt_and_the_system_prompt_stays_the_same(
         tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     repo = fx.build(tmp_path / "repo", FILES)
-    ollama_server.push(Reply("Cart counts items with __len__."), Reply("It formats cents."))
+    look = Reply('{"name": "search", "arguments": {"pattern": "__len__"}}')  # a question is answered after a look
+    ollama_server.push(look, Reply("Cart counts items with __len__."), look, Reply("It formats cents."))
     events: list = []
     session = await Session.open(repo, fast_config(repo), approver=ScriptedApprover(), emit=events.append,
                                  host=ollama_server.url)
@@ -33,7 +34,7 @@ async def test_the_map_follows_the_prompt_and_the_system_prompt_stays_the_same(
         await session.run_turn("What does format_price return?")
     finally:
         await session.close()
-    first, second = (r["messages"] for r in ollama_server.requests[:2])
+    first, second = ollama_server.requests[0]["messages"], ollama_server.requests[2]["messages"]
     assert first[0] == second[0] and first[0]["role"] == "system"
     assert "shop/cart.py" not in first[0]["content"]  # no request-dependent text in the system prompt
     prompt_at = next(i for i, m in enumerate(first) if m["content"] == "How does Cart count its items?")

@@ -77,12 +77,13 @@ def test_outline_then_edit_symbol_on_a_class_method(tmp_path: Path, ollama_serve
             "            return self.data.get(key, default)")
     ollama_server.push(
         Reply(tool_calls=[{"name": "outline", "arguments": {"path": "store.py"}}]),
-        *[Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "store.py", "symbol": "Store.get",
-                                                                   "code": code}}])] * 2,  # first: shown get()
+        Reply(tool_calls=[{"name": "edit_symbol", "arguments": {"path": "store.py", "symbol": "Store.get",
+                                                                 "code": code}}]),
         Reply("Store.get now takes a default."))
     events = run(repo, ollama_server, "make Store.get return a default for missing keys")
-    outline, shown = results(events, "outline")
-    assert "def get(self, key):" in shown["output"]  # replacing get unread: devagent showed its code first
+    shown, outline = results(events, "outline")
+    assert "def get(self, key):" in shown["output"]  # the request names Store.get: its code is shown up front
+    assert "def get(self, key):" in json.dumps(ollama_server.requests[0]["messages"])
     assert outline["ok"] and "class Store (lines 4-17; 4 methods (2 public, 2 special __x__)): __init__ 7, get 10, put 13, __len__ 16" in outline["output"]
     assert "store.py: 21 lines; 1 class, 1 function" in json.dumps(ollama_server.requests[1]["messages"])
     [edit] = results(events, "edit_symbol")

@@ -71,7 +71,7 @@ async def test_a_request_sent_during_the_warm_up_waits_for_it(repo: Path) -> Non
             await asyncio.sleep(0.02)
         assert server.requests[0]["max_tokens"] == 1
         assert [m["role"] for m in server.requests[0]["messages"]] == ["system"]
-        turn = asyncio.ensure_future(session.run_turn("what is this?"))
+        turn = asyncio.ensure_future(session.run_turn("Summarise README.md."))
         await asyncio.sleep(0.5)
         assert len(server.requests) == 1 and not turn.done()  # not racing the warm-up into a second slot
         server.release.set()

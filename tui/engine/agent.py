@@ -21,18 +21,17 @@ from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, 
                                  TurnDone, TurnStarted)
 from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
-from tui.engine.coach import echoes
+from tui.engine.coach import about_the_code, echoes, guessed_path, look_first, looked
 from tui.engine.agent_words import is_question, keeps_tests
 from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
-from tui.tools.support.common import CHARS_PER_TOKEN, bound, same_name_file
+from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.turnstate import Turn as _Turn
 from tui.engine.verify import is_test
 
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
-NEW_FILE_TOOLS = ("write_file", "scaffold", "run_command", "run_python", "run_tests")  # a new path is meant there
 MAX_TEST_EDITS = 2  # refused edits of the tests the developer said to keep, before the turn asks for the answer
 EDIT_CALL = re.compile(r'"name"\s*:\s*"(?:' + "|".join(EDIT_TOOLS) + r')"')
 
@@ -54,6 +53,7 @@ class Agent:
         self.looped = False  # the last reply was cut because it repeated itself
         self._reads = set()
         self.last_result: ToolResult | None = None
+        self.turn: _Turn | None = None
         native = config.model.native_tools
         self.native_tools = info.supports_tools and native != "off" and (
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
@@ -97,11 +97,13 @@ class Agent:
         self._suspects = ""
         self.ctx.turn_start.clear()
         self.ctx.extras["request"] = prompt  # read_file shows the parts of a long file the request names
+        self.turn = _Turn()  # devagent's own reads before the first step count for it too
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
             await preflight.ground(self, prompt)
             await preflight.read_mentioned(self, prompt)
+            await preflight.show_named(self, prompt)
             await preflight.run_failing(self, prompt)
             done = await self._loop()
         except asyncio.CancelledError:
@@ -119,7 +121,7 @@ class Agent:
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
-        turn = _Turn()
+        turn = self.turn = self.turn or _Turn()
         constrained = False
         text = ""
         started = time.monotonic()
@@ -132,8 +134,11 @@ class Agent:
                                  "asking the model for its answer", "warning"))
                 return await checks.final_answer(self, turn)
             sniff = EDIT_CALL if is_question(self.prompt) else None
-            text, native = await self._complete(offer_tools=True, constrained=constrained, cut=sniff,
-                                                deadline=deadline)
+            look = modelstep.constrained_schema({k: v for k, v in self.tools.items() if k not in EDIT_TOOLS},
+                                                answer=False) if turn.force_look else None
+            turn.force_look = False
+            text, native = await self._complete(offer_tools=True, constrained=constrained or look is not None,
+                                                fmt=look, cut=sniff, deadline=deadline)
             if deadline is not None and time.monotonic() > deadline:  # cut mid-reply: what was written is moot
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
@@ -177,6 +182,12 @@ class Agent:
                 if not always:
                     return self._answered(answer, "complete")
                 text, calls, errors = answer, [], []  # the answer goes through the checks a plain one does
+            if not calls and not errors and not turn.look_told and is_question(self.prompt) and \
+                    not looked(turn, self.messages) and not echoes(text, self.messages) and \
+                    await asyncio.to_thread(about_the_code, self.ctx.repo, self.prompt):
+                turn.look_told = turn.force_look = True  # answered from memory: look at the repository first, once
+                self._ask_again("the model answered without looking at the code", look_first(self.prompt))
+                continue
             if not calls:
                 if errors and turn.bad_calls < cfg.max_tool_retries:
                     turn.bad_calls += 1
@@ -340,7 +351,7 @@ class Agent:
         """Run one call and record its result; True when it changed the working tree."""
         call_id = call.id or uuid.uuid4().hex[:8]
         spec = self.tools.get(call.name)
-        guessed = await self._guessed_path(call, spec)
+        guessed = await guessed_path(self.ctx.repo, call, spec)
         self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         if spec is None:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",
@@ -350,6 +361,8 @@ class Agent:
             if guessed:
                 result.output = f"[{guessed} does not exist; this is {call.arguments['path']}]\n{result.output}"
         self.last_result = result
+        if self.turn is not None:
+            self.turn.results += 1
         if result.ok and call.name == "read_file":
             self._reads.add(str(call.arguments.get("path", "")))
         elif result.ok and call.name == "outline" and call.arguments.get("symbol"):
@@ -370,18 +383,6 @@ class Agent:
             body += self._instructions_for(str(call.arguments.get("path") or ""))
         self._append(self._tool_message(call, body, changed))
         return changed
-
-    async def _guessed_path(self, call: ToolCall, spec: ToolSpec | None) -> str:
-        """A path that does not exist, where exactly one file has its name, becomes that file (the guess the
-        model made is returned, '' when nothing changed). Not for tools that create files."""
-        path = call.arguments.get("path")
-        if spec is None or call.name in NEW_FILE_TOOLS or not isinstance(path, str) or \
-                "path" not in spec.parameters.get("properties", {}):
-            return ""
-        found = await same_name_file(self.ctx.repo, path.strip())
-        if found:
-            call.arguments["path"] = found
-        return path if found else ""
 
     def _instructions_for(self, path: str) -> str:
         """A file the turn reads or edits has an AGENTS.md this turn was not given: it comes with the result."""

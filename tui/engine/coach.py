@@ -1,5 +1,6 @@
 """The small-model countermeasures' detectors: what in a reply shows the model looping, echoing devagent's
-own words or claiming a change (the loop in agent.py decides what to do about each)."""
+own words, claiming a change, answering unseen or guessing a path (the loop in agent.py decides what to do
+about each)."""
 
 from __future__ import annotations
 
@@ -92,3 +93,55 @@ def echoes(text: str, messages: list[dict[str, Any]]) -> bool:
         if match.size >= 40 and match.size * 2 >= len(answer):
             return True
     return False
+
+
+NEW_FILE_TOOLS = ("write_file", "scaffold", "run_command", "run_python", "run_tests")  # a new path is meant there
+
+
+async def guessed_path(repo: Any, call: Any, spec: Any) -> str:
+    """A path that does not exist, where exactly one file has its name, becomes that file in ``call`` (the
+    model's guess is returned, '' when nothing changed). Not for tools that create files."""
+    from tui.tools.support.common import same_name_file
+
+    path = call.arguments.get("path")
+    if spec is None or call.name in NEW_FILE_TOOLS or not isinstance(path, str) or \
+            "path" not in spec.parameters.get("properties", {}):
+        return ""
+    found = await same_name_file(repo, path.strip())
+    if found:
+        call.arguments["path"] = found
+    return path if found else ""
+
+
+def looked(turn: Any, messages: list[dict[str, Any]]) -> bool:
+    """Something of the repository is in the conversation: a tool result of this turn or an earlier one."""
+    return bool(turn.results) or any(
+        m.get("role") == "tool" or (m.get("_tool") and str(m.get("content", "")).startswith("Result of "))
+        for m in messages)
+
+
+def about_the_code(repo: Any, prompt: str) -> bool:
+    """The question names something of the repository: a definition, a file or directory name ("maxsize",
+    "cachetools"), not small talk ("still there?")."""
+    from tui.engine.repomap import RepoMap, _identifiers
+
+    words = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", prompt)}
+    try:
+        index = RepoMap.for_repo(repo)
+        index.refresh()
+    except Exception:  # noqa: BLE001 - an aid only
+        return False
+    for path, entry in index.entries.items():
+        parts = {p.lower() for p in re.split(r"[/.]", path) if len(p) > 2}
+        if words & parts or words & {n.lower() for n in _identifiers(entry.symbols)}:
+            return True
+    return False
+
+
+def look_first(prompt: str) -> str:
+    """What a question answered before anything was looked at is told (the next reply is a call, by grammar)."""
+    from tui.engine.turnmsg import short
+
+    return (f"You answered without looking at this repository's code, so the answer may be wrong. The developer "
+            f"asked: {short(prompt)} First look: one JSON tool call (search for a name from the question, outline "
+            "or read_file the file that defines it, or run_python to try it).")

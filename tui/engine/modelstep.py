@@ -26,12 +26,13 @@ EDIT_TOOLS = ("edit_file", "edit_symbol", "write_file", "scaffold")  # run_pytho
 REFITS = 2  # a request the server finds too long is fitted again this many times, each with a smaller estimate
 
 
-def constrained_schema(tools: dict[str, ToolSpec]) -> dict[str, Any]:
-    """JSON schema for Ollama's ``format``: a tool name from the list and an arguments object."""
+def constrained_schema(tools: dict[str, ToolSpec], answer: bool = True) -> dict[str, Any]:
+    """JSON schema for Ollama's ``format``: a tool name from the list (and the answer pseudo-call, unless
+    ``answer`` is False) and an arguments object."""
     return {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "enum": [*tools, ANSWER]},
+            "name": {"type": "string", "enum": [*tools, *([ANSWER] if answer else [])]},
             "arguments": {"type": "object"},
         },
         "required": ["name", "arguments"],

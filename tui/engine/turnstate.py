@@ -47,6 +47,9 @@ class Turn:
     subject_told: bool = False  # the new test was told once that it calls nothing the request names
     target_told: bool = False  # an edit of a definition the request does not name was sent back once
     no_test_told: bool = False  # add-a-test code that defined no test was sent back once
+    results: int = 0  # tool results in this turn, devagent's own reads included
+    look_told: bool = False  # a question answered before anything was looked at was sent back once
+    force_look: bool = False  # the next reply must be a call that looks (no answer, no edit)
 
     def record_change(self, diff: str) -> None:
         """What a change that applied leaves for the checks before the turn may end."""

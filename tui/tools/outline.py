@@ -57,14 +57,28 @@ def show_symbol(outline: Outline, text: str, wanted: str, budget: int) -> ToolRe
     head = f"{rel} lines {start}-{end}: {group[0].kind} {qualname}"
     if others:
         head += f" (also defined: {', '.join(others)})"
-    body, used = [], len(head)
+    members = _members(outline, group[0]) if len(text) > budget else ""
+    body, used = [], len(head) + len(members) + 100  # room for the "not shown" line
     for index, line in enumerate(lines):
         if used + len(line) + 1 > budget:
-            body.append(f"[... lines {start + index}-{end} not shown; read_file shows the whole file]")
+            body.append(f"[... lines {start + index}-{end} not shown; read_file shows the whole file]{members}")
             break
         body.append(line)
         used += len(line) + 1
     return ToolResult(True, head + "\n" + "\n".join(body), f"outline {rel}: {qualname} (lines {start}-{end})")
+
+
+def _members(outline: Outline, symbol: Any) -> str:
+    """For a class too long to show whole: every method with its line, so the part not shown can still be found
+    (a 157-line class cut after its __init__ hid the method a request was about)."""
+    if symbol.kind != "class":
+        return ""
+    inside = [s for s in walk(outline.symbols) if symbol.start < s.start <= symbol.end
+              and s.qualname.startswith(symbol.qualname + ".") and s.qualname.count(".") == symbol.qualname.count(".") + 1]
+    if not inside:
+        return ""
+    return f"\n[{symbol.qualname} has {len(inside)} members: " + ", ".join(f"{s.name} {s.start}" for s in inside) + \
+        f" (outline(path, symbol=\"{symbol.qualname}.NAME\") shows one)]"
 
 
 def _directory(ctx: ToolContext, rel: str, files: list[str], wanted: str) -> ToolResult:
