@@ -168,6 +168,7 @@ def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, st
     value = old_value(prompt)
     if value is None:
         return []
+    worded = _worded_number(prompt)
     wanted = {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", prompt)} - QUESTION_WORDS
     hits: list[tuple[int, str, int, str, int]] = []
     for path, text in _sources(repo, files):
@@ -178,10 +179,19 @@ def _value_hits(repo: Path, prompt: str, files: list[str]) -> list[tuple[int, st
             found = value.search(line) if len(line) <= 240 else None  # a longer line is minified or data
             if found:
                 named = sum(1 for w in wanted if w in line.lower()) + in_named_file + reached.get(number, 0)
-                assigned = re.search(r"[=:]\s*[bBrRuUfF]{0,2}['\"]?$", line[:found.start()]) is not None  # a setting
+                assigned = re.search(r"(?<![=!<>])[=:]\s*[bBrRuUfF]{0,2}['\"]?$", line[:found.start()]) is not None
+                if worded and not (assigned and named):  # "instead of one": a bare 1 in `abs_bytes == 1` is not a
+                    continue  # setting, nor is MILLISECONDS = 1 in a module the request does not reach
                 hits.append((named + 2 * assigned, path, number, line, lines.count(line)))
     hits.sort(key=lambda h: -h[0])
     return hits
+
+
+def _worded_number(prompt: str) -> bool:
+    """The old value is a number written in words ("instead of one"): the digit is everywhere in code, so only
+    a setting (``x = 1``, ``precision=1``) can be it."""
+    found = _FROM_TO.search(prompt) or _INSTEAD.search(prompt)
+    return bool(found and not found.group(2) and (found.group(3) or "").rstrip(".").lower() in NUMBERS)
 
 
 def _reached_from(text: str, wanted: set[str]) -> dict[int, int]:

@@ -189,10 +189,18 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
             from tui.engine import counting
 
             out.append(counting.hint(repo, prompt, files))
+        from tui.engine import defaults
+
+        out.append(defaults.question_hint(repo, prompt, files, described._sources))
     elif repo is not None:
         from tui.engine import described, newdefs
 
-        out.append(described.value_hint(repo, prompt, files))
+        value = described.value_hint(repo, prompt, files)
+        if not value:
+            from tui.engine import defaults
+
+            value = defaults.hint(repo, prompt, files, described._sources)
+        out.append(value)
         out.append(newdefs.hint(repo, prompt, files))
     if repo is not None and is_question(prompt) and (RUNS_WORDS.search(prompt) or _call_in(prompt)) and \
             {"run_python", "run_command"} <= tools:
