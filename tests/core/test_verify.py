@@ -414,7 +414,7 @@ async def test_a_definition_replaced_unread_is_shown_first(tmp_path: Path, ollam
                                                   "code": "def mul(a, b):\n    return a * b * 1\n"}}
     ollama_server.push(Reply(tool_calls=[blind]), Reply(tool_calls=[blind]), Reply("Done."))
     approver = ScriptedApprover([Decision("approve")])
-    events, _, _ = await run_prompt(repo, ollama_server.url, "make mul multiply by one too", approver,
+    events, _, _ = await run_prompt(repo, ollama_server.url, "make the product multiply by one too", approver,
                                     fast_config(repo, verify="off"))
     shown = [(e.name, e.arguments, e.source) for e in of(events, "tool_call")]
     assert shown == [("outline", {"path": "calc/ops.py", "symbol": "mul"}, "auto"),
@@ -844,25 +844,25 @@ async def test_an_add_a_test_edit_that_rewrites_an_existing_test_is_sent_back(
     assert "assert shout('') == ''" in (repo2 / "tests/test_text.py").read_text()
 
 
-async def test_an_add_a_test_edit_symbol_over_an_existing_test_is_sent_back(
+async def test_an_add_a_test_edit_symbol_over_an_existing_test_takes_a_name_of_its_own(
         tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """itsdangerous probe (outside the benchmark): asked for a new test, the model wrote it over an existing test
-    with edit_symbol (pointed there by the check for a definition the request names). Sent back with the name
-    to use instead; the new test under its own name goes through and the old one stays."""
+    with edit_symbol; sent back, a 1.5B model resends the same call (held-out xmltodict: twelve times, until the
+    turn ran out). The new code goes in under a name of its own, the old test stays, and a resend revises it."""
     repo = fx.build(tmp_path / "repo", FILES)
     over = {"path": "tests/test_text.py", "symbol": "test_shout", "code": "def test_shout():\n    assert shout('') == ''"}
-    own = {"path": "tests/test_text.py", "symbol": "test_shout_empty",
-           "code": "def test_shout_empty():\n    assert shout('') == ''"}
+    again = {**over, "code": "def test_shout():\n    assert shout('') == ''\n    assert shout('b') == 'B'"}
     ollama_server.push(Reply(tool_calls=[{"name": "edit_symbol", "arguments": over}]),
-                       Reply(tool_calls=[{"name": "edit_symbol", "arguments": own}]),
-                       Reply("Added test_shout_empty."), Reply("Added test_shout_empty."))
+                       Reply(tool_calls=[{"name": "edit_symbol", "arguments": again}]),
+                       Reply("Added test_shout_2."), Reply("Added test_shout_2."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "Add a test for shout that checks an empty string.",
                                        ScriptedApprover([Decision("approve")] * 4))
-    told = ollama_server.requests[1]["messages"][-1]["content"]
-    assert told.startswith("Not done: test_shout is a test tests/test_text.py already has (line 4)")
-    assert "symbol 'test_<what it checks>'" in told
     text = (repo / "tests/test_text.py").read_text()
-    assert "assert shout('a') == 'A'" in text and "def test_shout_empty():" in text
+    assert "assert shout('a') == 'A'" in text, "the existing test is kept"
+    assert text.count("def test_shout_2():") == 1 and "def test_shout_3" not in text
+    assert "assert shout('b') == 'B'" in text, "the resend revised the test this turn added"
+    assert any("test_shout is an existing test; the new one is added as test_shout_2" in getattr(e, "message", "")
+               for e in events)
 
 
 async def test_an_edit_of_a_definition_the_request_does_not_name_is_sent_back_once(

@@ -105,10 +105,35 @@ def _replaces_a_test(agent, call: ToolCall, path: str) -> bool:
     lines = start.decode("utf-8", "replace").splitlines()[found[0].start - 1:found[0].end]
     if textwrap.dedent("\n".join(lines)).strip() == textwrap.dedent(code).strip():
         return False  # resent as it is: edit_symbol itself says so, with the name to take
+    if _renamed(agent, call, path, qualname, start.decode("utf-8", "replace")):
+        return False
     where = f"{parent}." if parent else ""
     agent._ask_again(f"the edit would write over the existing test {qualname} in a request for a new test", (
         f"Not done: {qualname} is a test {path} already has (line {found[0].start}); that code would replace it, "
         f"and what it checks now would no longer be checked. The developer asked for a new test: {short(prompt)} "
         f"Keep {qualname} as it is and send the new test under a name of its own: edit_symbol with symbol "
         f"'{where}test_<what it checks>' and code that defines def test_<what it checks>(...)."))
+    return True
+
+
+def _renamed(agent, call: ToolCall, path: str, qualname: str, start: str) -> bool:
+    """New test code under a taken name goes in under a name of its own (``test_comments_2``), or revises the one
+    this turn already added that way: sent back instead, the 1.5B model resent the same call until the turn ran
+    out (held-out xmltodict, twelve times). True when the call was changed so."""
+    from tui.engine.verify import _read
+    from tui.protocol.events import Notice
+    from tui.symbols import outline_of, walk
+    from tui.tools.edit_symbol import fresh_test_name
+
+    parent, _, name = qualname.rpartition(".")
+    code = str(call.arguments.get("code") or "")
+    now = _read(agent.ctx.repo, path) or start
+    fresh, mine = fresh_test_name(name, {s.name for s in walk(outline_of(path, now).symbols)},
+                                  {s.name for s in walk(outline_of(path, start).symbols)})
+    renamed = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", code, count=1)
+    if renamed == code:
+        return False
+    call.arguments["symbol"] = f"{parent}.{fresh}" if parent else fresh
+    call.arguments["code"] = renamed
+    agent.emit(Notice(f"{qualname} is an existing test; the new one is {'revised as' if mine else 'added as'} {fresh}"))
     return True

@@ -149,18 +149,24 @@ def _new_test_instead(rel: str, text: str, done: Any, code: str, start: str | No
         return None
     taken = {sym.name for sym in walk(outline_of(rel, text).symbols)}
     first = {sym.name for sym in walk(outline_of(rel, start).symbols)} if start else taken
-    k = 2
-    while f"{name}_{k}" in taken:
-        k += 1
-    mine = [f"{name}_{j}" for j in range(2, k) if f"{name}_{j}" not in first]
-    fresh = mine[-1] if mine else f"{name}_{k}"
+    fresh, revising = fresh_test_name(name, taken, first)
     renamed = re.sub(rf"\bdef\s+{re.escape(name)}\b", f"def {fresh}", code, count=1)
     if renamed == code:
         return None
     added = splice(rel, text, f"{parent}.{fresh}" if parent else fresh, renamed)
     added.note = f"{done.qualname} kept: the new code keeps none of its lines, so it " + (
-        f"revises {fresh}, which this request added" if mine else f"is a new test, {fresh}")
+        f"revises {fresh}, which this request added" if revising else f"is a new test, {fresh}")
     return added
+
+
+def fresh_test_name(name: str, taken: set[str], first: set[str]) -> tuple[str, bool]:
+    """(the name for new test code sent under the taken ``name``, whether it revises one this turn added): the
+    last ``name_k`` that ``first`` (the file as the turn found it) lacks, else the next free ``name_k``."""
+    k = 2
+    while f"{name}_{k}" in taken:
+        k += 1
+    mine = [f"{name}_{j}" for j in range(2, k) if f"{name}_{j}" not in first]
+    return (mine[-1], True) if mine else (f"{name}_{k}", False)
 
 
 def _refuse_a_stranger(rel: str, text: str, qualname: str, code: str) -> None:
