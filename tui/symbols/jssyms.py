@@ -10,6 +10,8 @@ cannot continue (the usual automatic-semicolon rule, approximated).
 
 from __future__ import annotations
 
+import re
+
 from tui.symbols.jsscan import Scan, Tok, scan
 from tui.symbols.model import Symbol
 
@@ -295,6 +297,27 @@ def js_symbols(text: str) -> tuple[list[Symbol], str]:
     """The definitions of a JS/TS file, and the scanner's first problem ('' when none)."""
     result = scan(text)
     try:
-        return Parser(result).statements(0, len(result.tokens)), result.error
+        symbols = Parser(result).statements(0, len(result.tokens))
     except (IndexError, KeyError, RecursionError):  # defensive: hostile text must never crash the tool
         return [], result.error or "line 1: could not be read"
+    names = commonjs_exports(text)
+    for sym in symbols:
+        if sym.name in names and "exported" not in sym.marks:
+            sym.marks.append("exported")
+    return symbols, result.error
+
+
+_EXPORTS_OBJECT = re.compile(r"^\s*module\.exports\s*=\s*\{([^{}]*)\}", re.M)
+_EXPORTS_NAME = re.compile(r"^\s*(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=", re.M)
+
+
+def commonjs_exports(text: str) -> set[str]:
+    """The names a CommonJS module exports: ``module.exports = { a: a, b }`` and ``exports.c = ...`` (qs'
+    lib/utils.js exports ten of its eleven functions that way; "how many does it export" was answered 11)."""
+    names = set(_EXPORTS_NAME.findall(text))
+    for body in _EXPORTS_OBJECT.findall(text):
+        for entry in re.split(r",", re.sub(r"//[^\n]*|/\*.*?\*/", "", body, flags=re.S)):
+            key = re.match(r"\s*['\"]?([A-Za-z_$][\w$]*)['\"]?\s*(?::\s*([A-Za-z_$][\w$]*))?\s*$", entry)
+            if key:
+                names.add(key.group(2) or key.group(1))
+    return names

@@ -99,6 +99,11 @@ def header(outline: Outline) -> str:
         names.setdefault(group[0].kind, []).append(group[0].name)
     parts = [_count_split(names[k], k) if k in ("function", "class") else _count(len(names[k]), k)
              for k in KIND_ORDER if names.get(k)]
+    if outline.language == "js":  # "how many does lib/utils.js export": the count of what is exported
+        exported = {k: sum(1 for g in tops if g[0].kind == k and any("exported" in s.marks for s in g))
+                    for k in KIND_ORDER if names.get(k)}
+        parts = [f"{part} ({exported[k]} exported)" if exported[k] and len(names[k]) > 1 else part
+                 for part, k in zip(parts, [k for k in KIND_ORDER if names.get(k)])]
     tests = sum(1 for g in tops if g[0].kind == "function" and g[0].name.startswith("test"))
     tests += sum(1 for g in tops if g[0].kind == "class" for m in groups(g[0].children)
                  if m[0].kind == "method" and m[0].name.startswith("test"))
