@@ -193,6 +193,10 @@ def suspects(agent, result: ToolResult) -> str:
     failures = (result.data.get("test_run") or {}).get("failures") or []
     try:
         text = hint(agent.ctx.repo, failures, is_test, lambda n: defined_in(agent.ctx.repo, n), _read)
+        if not text and not (agent.turn and agent.turn.changed):  # no test to follow (tape, mocha): what changed
+            from tui.engine.suspects import recent_source_change
+
+            text = recent_source_change(agent.ctx.repo, is_test).lstrip("\n")
     except Exception:  # noqa: BLE001 - a hint never breaks a turn
         return ""
     return f"\n{text}" if text else ""

@@ -141,3 +141,51 @@ def _revert(path: str, lines: list[str], lead: str) -> str:
                                                           "new": "\n".join(before)}})
     return (f"\n{lead}. Those lines now read:\n" + "\n".join(now) + "\nBefore that change they read:\n" +
             "\n".join(before) + f"\nIf that change is the bug, put the old lines back:\n{call}")
+
+
+SOURCE = re.compile(r"\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|rb|java|c|h|cc|cpp)$")
+
+
+def recent_source_change(repo: Path, is_test: Any) -> str:
+    """For any language: the library lines (tests left out) changed by the uncommitted work, else by the last
+    commit, when they are few (held-out qs: "tests fail since my last commit" with tape's output, which names no
+    function to follow; the model rewrote an unrelated function). '' when there is no such small change."""
+    from tui.git.facade import GitRepo
+
+    git = GitRepo(repo, timeout=10)
+    try:
+        diff, when = git.run_text("diff", "-U0", "--no-color", "HEAD").stdout, "uncommitted changes"
+        if not _source_hunks(diff, is_test):
+            last, *parents = git.run_text("log", "-1", "--format=%H %P").stdout.split() or [""]
+            if not parents:
+                return ""  # a root commit "changed" every line
+            diff, when = git.run_text("show", "-U0", "--no-color", "--format=", last).stdout, "the last commit"
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return ""
+    files = _source_hunks(diff, is_test)
+    count = sum(len(lines) for lines in files.values())
+    if not files or count > MAX_LINES:
+        return ""
+    if len(files) == 1:
+        path, lines = next(iter(files.items()))
+        revert = _revert(path, lines, f"{path} was changed by {when}")
+        if revert:
+            return revert
+    shown = "\n".join(f"{path}:\n" + "\n".join(lines) for path, lines in files.items())
+    return f"\nThe code (not the tests) changed by {when} (- before, + now):\n{shown}\nIf the bug is in those " \
+           "lines, fix them with edit_file."
+
+
+def _source_hunks(diff: str, is_test: Any) -> dict[str, list[str]]:
+    """path -> changed lines of a -U0 diff, for source files that are not tests."""
+    files: dict[str, list[str]] = {}
+    path = ""
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            path = ""
+        elif line.startswith("+++ "):
+            name = line[4:].removeprefix("b/")
+            path = name if name != "/dev/null" and SOURCE.search(name) and not is_test(name) else ""
+        elif path and line[:1] in "+-" and not line.startswith("--- "):
+            files.setdefault(path, []).append(line[:160])
+    return files
