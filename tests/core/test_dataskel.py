@@ -103,3 +103,19 @@ def test_a_data_file_reached_through_a_symlinked_directory_is_never_read(tmp_pat
     (repo / "fifo").mkdir()
     os.mkfifo(repo / "fifo/keys.csv")
     assert "import csv" in _skeleton("fifo/keys.csv", "strip data", repo)  # returned, no wait on the FIFO
+
+
+def test_empty_lines_are_no_column_and_go_before_any_step_reads_a_column(tmp_path: Path) -> None:
+    """Held-out qs: "trim the spaces around each value, drop empty lines and duplicate rows, and sort by name" got a
+    step dropping rows "whose value is empty" (the column named value), placed before the blank rows went, and
+    the blank line's one-column row made it fail with IndexError, three times."""
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples/params.csv").write_text(
+        "name,value\n page , 2\nsort,name \n \nfilter , active\npage,2\n\nlimit, 50\n sort ,name\n")
+    code = _skeleton("examples/params.csv", "Clean examples/params.csv in place: trim the spaces around each value, "
+                     "drop empty lines and duplicate rows, and sort the rows by name (header stays first).",
+                     tmp_path).split("\n", 1)[1]
+    assert "whose value is empty" not in code
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "examples/params.csv").read_text() == "name,value\nfilter,active\nlimit,50\npage,2\nsort,name\n"

@@ -77,10 +77,14 @@ class _Asked(NamedTuple):
     order: str  # the field to sort by
 
 
+BLANK_ROWS = re.compile(r"\b(?:blank|empty)\s+(?:rows?|lines?|entries|records?)\b", re.I)
+
+
 def _asked(prompt: str, names: list[str]) -> _Asked:
     dedup = bool(re.search(r"\bduplicat\w*|\bdedup\w*|\bunique\b", prompt, re.I))
+    rows_aside = BLANK_ROWS.sub(" ", prompt)  # "trim each value, drop empty lines": no column is "empty" there
     return _Asked(bool(re.search(r"\b(?:trim\w*|strip\w*|whitespace|spaces?)\b", prompt, re.I)),
-                  _named(prompt, names, r"no|without|missing|empty|blank|lacks?|null"), dedup,
+                  _named(rows_aside, names, r"no|without|missing|empty|blank|lacks?|null"), dedup,
                   _named(prompt, names, r"duplicat\w*|same|unique") if dedup else "",
                   _named(prompt, names, r"sort\w*\b.{0,60}?\bby|order\w*\b.{0,60}?\bby"))
 
@@ -166,11 +170,10 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
     if asked.strip:
         steps += ["header = [v.strip() for v in header]",
                   "body = [[v.strip() for v in row] for row in body]  # strip every value"]
-    if empty:
-        steps.append(f"body = [row for row in body if row[header.index({empty!r})].strip()]  "
-                     f"# drop rows whose {empty} is empty")
-    if re.search(r"\b(?:blank|empty)\s+(?:rows?|lines?)\b", prompt, re.I):
+    if BLANK_ROWS.search(prompt):  # first: a blank line is a row of no columns, which the steps below index
         steps.append("body = [row for row in body if any(v.strip() for v in row)]  # drop blank rows")
+    if empty:
+        steps.append(f"body = [row for row in body if col(row, {empty!r}).strip()]  # drop rows whose {empty} is empty")
     for word, method in (("lower", "lower"), ("upper", "upper")):
         column = _named(prompt, columns, rf"{word}[- ]?cas\w*|{word}cas\w*|in {word} case")
         if column:
@@ -178,17 +181,20 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
             steps.append(f"body = [row[:i] + [row[i].{method}()] + row[i + 1:] for row in body]  # {column} in {word} case")
     if asked.dedup:
         if by:
-            steps += ["seen = set()", f"body = [row for row in body if not (row[header.index({by!r})] in seen or "
-                      f"seen.add(row[header.index({by!r})]))]  # drop rows whose {by} came before, keep the first"]
+            steps += ["seen = set()", f"body = [row for row in body if not (col(row, {by!r}) in seen or "
+                      f"seen.add(col(row, {by!r})))]  # drop rows whose {by} came before, keep the first"]
         else:
             steps.append("body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first")
     if order:
-        steps.append(f"body.sort(key=lambda row: row[header.index({order!r})])  # sorted by {order}")
+        steps.append(f"body.sort(key=lambda row: col(row, {order!r}))  # sorted by {order}")
     end = "" if ending == "\r\n" else ", lineterminator=chr(10)"
     intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
              "it needs that is missing; rows are lists of strings; keep the header first):" if steps else
              "Start from this code (rows are lists of strings; keep the header first and the rows' order unless "
              "asked to sort):")
+    if any("col(row" in step for step in steps):  # a short row (a stray space, a missing field) is no IndexError
+        steps.insert(0, "def col(row, name):  # the row's value in that column ('' when the row is short)\n"
+                        "    i = header.index(name)\n    return row[i] if i < len(row) else ''")
     body = "\n".join(steps) if steps else SKELETON_GAP
     return (f"{intro}\nimport csv\npath = {path!r}\nwith open(path, newline='') as f:\n"
             f"    rows = list(csv.reader(f{delimiter}))\nheader, body = rows[0], rows[1:]\n{body}\n"
