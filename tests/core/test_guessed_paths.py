@@ -58,3 +58,15 @@ async def test_a_name_several_files_have_is_not_guessed(repo: Path, ollama_serve
     assert of(events, "tool_call")[0].arguments["path"] == "util.py"
     assert not of(events, "tool_result")[0].ok
     assert "a/util.py" in sent_text(ollama_server.requests[1]) and "b/util.py" in sent_text(ollama_server.requests[1])
+
+
+async def test_adding_to_a_file_that_is_not_there_creates_it(repo: Path, ollama_server: ScriptedOllama) -> None:
+    """Held-out qs: edit_file(path="lib/parse-url.js", old="", new=...) was refused ("use write_file"), a step lost
+    in a request of three parts."""
+    ollama_server.push(Reply(tool_calls=[call("edit_file", path="lib/parse-url.js", old="",
+                                              new="module.exports = function parseUrl(url) {\n    return url;\n};")]),
+                       Reply("Created."))
+    approver = ScriptedApprover([Decision("approve")])
+    await run_prompt(repo, ollama_server.url, "add lib/parse-url.js with a parseUrl function", approver)
+    assert (repo / "lib/parse-url.js").read_text() == "module.exports = function parseUrl(url) {\n    return url;\n};\n"
+    assert approver.asked[0].diff.count("+") >= 3

@@ -135,6 +135,11 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     old_text = str_arg(args, "old", required=False)
     new_text = str_arg(args, "new", required=False)
     _, old = read_current(ctx, rel)
+    if old is None and not old_text.strip() and new_text.strip():  # adding to a file that is not there yet: a new
+        from tui.tools import write_file  # file (the model was told "use write_file" and lost a step on it)
+
+        return await write_file.propose(ctx, {"path": rel, "content": new_text if new_text.endswith("\n")
+                                              else new_text + "\n"})
     if old is None:
         raise ToolError(f"{rel} does not exist; use write_file to create it")
     if b"\0" in old[:8000]:
