@@ -45,6 +45,7 @@ class ModelConfig:
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
     verify: str = "auto"  # after a change, run the tests that exercise it before the turn ends: auto | off
     constrain: str = "auto"  # replies as grammar-constrained JSON calls: auto (after a reply with no usable call) | always
+    reheat: int = 2  # the same reply sent again is asked for once more at a warmer temperature, up to this often
 
 
 @dataclass

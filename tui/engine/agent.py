@@ -21,7 +21,7 @@ from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, 
                                  TurnDone, TurnStarted)
 from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
-from tui.engine.coach import about_the_code, echoes, guessed_path, look_first, looked
+from tui.engine.coach import REHEATS, about_the_code, echoes, guessed_path, look_first, looked, reheat
 from tui.engine.agent_words import is_question, keeps_tests
 from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
@@ -54,6 +54,7 @@ class Agent:
         self._reads = set()
         self.last_result: ToolResult | None = None
         self.turn: _Turn | None = None
+        self.heat: float | None = None  # the temperature of the next request only (coach.reheat)
         native = config.model.native_tools
         self.native_tools = info.supports_tools and native != "off" and (
             native == "on" or getattr(backend, "name", "ollama") != "embedded")
@@ -142,6 +143,12 @@ class Agent:
             if deadline is not None and time.monotonic() > deadline:  # cut mid-reply: what was written is moot
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
+                continue
+            if reheat(turn, text, native, cfg.reheat):  # the very reply it sent before: at temperature 0 it would go on so
+                if text and not constrained:
+                    self.emit(TextDone(text, ""))
+                self.heat = REHEATS[turn.reheats - 1]
+                self.emit(Notice("the model sent the same reply again; asking once more with more varied sampling"))
                 continue
             salvaged = modelstep.salvage_looped_run(text) if self.looped else None
             if salvaged:  # a run_python call whose code looped: its lines up to the loop are still worth running

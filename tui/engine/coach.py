@@ -145,3 +145,19 @@ def look_first(prompt: str) -> str:
     return (f"You answered without looking at this repository's code, so the answer may be wrong. The developer "
             f"asked: {short(prompt)} First look: one JSON tool call (search for a name from the question, outline "
             "or read_file the file that defines it, or run_python to try it).")
+
+
+REHEATS = (0.7, 1.0)  # temperatures for a reply sent again, one a time
+
+
+def reheat(turn: Any, text: str, native: list[Any], limit: int = len(REHEATS)) -> bool:
+    """The reply is the one the model sent just before in this turn, and it has not been asked again for that as
+    often as ``REHEATS`` allows: at temperature 0 the same context gives the same reply (held-out: the same refused
+    call twelve times, the same failing run_python three times), so the next request is sampled warmer instead."""
+    reply = (text.strip(), [(c.name, repr(sorted(c.arguments.items()))) for c in native])
+    same = bool(reply[0] or reply[1]) and reply == turn.last_reply
+    turn.last_reply = reply
+    if same and turn.reheats < min(limit, len(REHEATS)):
+        turn.reheats += 1
+        return True
+    return False

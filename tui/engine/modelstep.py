@@ -104,7 +104,7 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
         if trimmed:
             emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
         try:
-            return await _reply(agent, messages, schemas, fmt, constrained, cut, deadline)
+            return await _warm(agent, _reply(agent, messages, schemas, fmt, constrained, cut, deadline))
         except ContextOverflow as err:
             if refit == REFITS:
                 emit(ErrorEvent(err.message, err.hint, False, source="model"))
@@ -115,6 +115,20 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
             emit(Notice(f"the request was longer than estimated ({err.sent or '?'} tokens for a {agent.limit}-token "
                         "context); fitting it again", "warning"))
     raise AssertionError("unreachable")
+
+
+async def _warm(agent: Any, reply: Any) -> Any:
+    """Await ``reply`` at the agent's one-request temperature (``agent.heat``, set when the model sent the same
+    reply again), then go back to the configured one."""
+    heat, backend = getattr(agent, "heat", None), agent.backend
+    if heat is None or not hasattr(backend, "temperature"):
+        return await reply
+    agent.heat, cold = None, backend.temperature
+    backend.temperature = heat
+    try:
+        return await reply
+    finally:
+        backend.temperature = cold
 
 
 async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[str, Any]] | None,

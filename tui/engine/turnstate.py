@@ -50,6 +50,8 @@ class Turn:
     results: int = 0  # tool results in this turn, devagent's own reads included
     look_told: bool = False  # a question answered before anything was looked at was sent back once
     force_look: bool = False  # the next reply must be a call that looks (no answer, no edit)
+    last_reply: Any = None  # the model's previous reply (text, native calls), to see it sent again
+    reheats: int = 0  # replies sent again that were asked for once more, warmer (coach.reheat)
 
     def record_change(self, diff: str) -> None:
         """What a change that applied leaves for the checks before the turn may end."""

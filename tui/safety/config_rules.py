@@ -46,6 +46,7 @@ REPO_RULES: dict[str, tuple[str, str]] = {
     "model.read_mentioned": ("lower", "files read for the model without asking"),
     "model.verify": ("free", "the test run it starts is a proposal, asked for like any command"),
     "model.constrain": ("free", "how replies are sampled, not what they may do"),
+    "model.reheat": ("free", "how replies are sampled, not what they may do"),
     "model.turn_seconds": ("lower", "bounds how long one request may take"),
     "limits.command_timeout": ("lower", "a longer limit lets a command hang"),
     "limits.idle_timeout": ("lower", "a longer limit lets a command hang"),
@@ -98,7 +99,7 @@ _POSITIVE = frozenset({
 })
 _NON_NEGATIVE = frozenset({
     "model.threads", "model.context", "model.retries", "model.max_tool_retries", "model.max_steps",
-    "model.read_mentioned", "model.temperature", "model.turn_seconds", "limits.instructions_tokens", "limits.grace", "checkpoints.keep", "tests.fix_attempts",
+    "model.read_mentioned", "model.reheat", "model.temperature", "model.turn_seconds", "limits.instructions_tokens", "limits.grace", "checkpoints.keep", "tests.fix_attempts",
 })
 
 
