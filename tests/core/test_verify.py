@@ -933,3 +933,19 @@ def test_the_note_on_a_claimed_change_tells_what_stands_when_only_the_last_edit_
     assert said.endswith("(devagent: this request changed src/cachetools/__init__.py; its last edit failed: your "
                          "edit_file call failed (the text to replace was not found))")
     assert "no file was changed" in honest("I added first_key to FIFOCache.", _Turn(failed_change="it failed"))
+
+
+async def test_a_new_test_that_fails_on_the_code_is_corrected_not_the_code(tmp_path: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    """An add-a-test request whose new test fails on the code as it is: the test's expectation is what is wrong,
+    so the model is told to correct the test and leave the code (told "fix the code", it changed the function
+    under test to match its own wrong expected value)."""
+    repo = fx.build(tmp_path / "repo", FILES)
+    wrong = {"path": "tests/test_text.py", "old": "", "new": "def test_shout_empty():\n    assert shout('') == ' '\n"}
+    ollama_server.push(Reply(tool_calls=[{"name": "edit_file", "arguments": wrong}]), Reply("Added the test."),
+                       Reply("I will leave it."))
+    await run_prompt(repo, ollama_server.url, "Add a test to tests/test_text.py checking shout of an empty string.",
+                     ScriptedApprover([Decision("approve")] * 3), fast_config(repo, check_done="off"))
+    told = [m["content"] for r in ollama_server.requests for m in r["messages"] if m["role"] == "user"]
+    assert any("the test you added fails on the code as it is" in t and "Do not change the code" in t for t in told)
+    assert not any("Fix the code with one JSON tool call" in t for t in told)

@@ -263,6 +263,16 @@ async def verify(agent, turn: Any) -> bool:
             "and which tests now fail because they expect the old behaviour.")})
         turn.seen.clear()
         return True
+    if wants_test_change(agent.prompt) and turn.touched and all(is_test(p) for p in turn.touched):
+        # "Add a test that ...": the code is not in question, the new test's expectation is (a 1.5B model told
+        # "fix the code" changed the function under test to match its own wrong expected value)
+        agent._append({"role": "user", "_tool": True, "content": (
+            f"devagent ran {target.why}: the test you added fails on the code as it is (see above). The developer "
+            f"asked for a test: {_short(agent.prompt)} The code stays as it is: correct the new test so it checks "
+            "what the request describes and what the code really does (the failure shows what it returns), with "
+            "one JSON tool call on the test file. Do not change the code.")})
+        turn.seen.clear()
+        return True
     agent._append({"role": "user", "_tool": True, "content": (
         f"devagent ran {target.why} to check your change, and it failed (see above). The developer asked: "
         f"{_short(agent.prompt)} Fix the code with one JSON tool call. If the failure is what the developer "
