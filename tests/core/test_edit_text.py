@@ -158,3 +158,15 @@ def test_a_module_behind_a_symlink_that_leaves_the_repository_is_never_read_to_q
     new = "\n\ndef test_negative():\n    assert intcomma(-1) == -1\n"
     proposal = asyncio.run(propose(ctx, {"path": "tests/test_number.py", "old": "", "new": new}))
     assert "+    assert intcomma(-1) == -1" in proposal.diff and "calc.intcomma" not in proposal.diff
+
+
+def test_a_method_appended_at_column_zero_after_a_testcase_goes_into_it() -> None:
+    """Held-out xmltodict: ``def test_comments(self): ...`` appended with old="" at column 0 after the TestCase
+    class became a module-level function that pytest collected as a test asking for a fixture named self."""
+    from tui.tools.edit_file import append
+
+    text = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(1)\n"
+    out = append(text, "def test_b(self):\n    self.assertTrue(2)\n", "tests/test_x.py")
+    assert out.endswith("    def test_a(self):\n        self.assertTrue(1)\n\n    def test_b(self):\n"
+                        "        self.assertTrue(2)\n")
+    assert append("def f():\n    pass\n", "def g():\n    pass\n", "m.py") == "def f():\n    pass\n\n\ndef g():\n    pass\n"

@@ -6,10 +6,11 @@ search, was told "does not exist" and "no matches", and answered a count from no
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import git
-from tests.core.agent_helpers import ScriptedApprover, of, run_prompt, sent_text
+from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt, sent_text
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.protocol.proposals import Decision
 
@@ -70,3 +71,19 @@ async def test_adding_to_a_file_that_is_not_there_creates_it(repo: Path, ollama_
     await run_prompt(repo, ollama_server.url, "add lib/parse-url.js with a parseUrl function", approver)
     assert (repo / "lib/parse-url.js").read_text() == "module.exports = function parseUrl(url) {\n    return url;\n};\n"
     assert approver.asked[0].diff.count("+") >= 3
+
+
+async def test_devagents_own_result_text_pasted_into_code_is_left_out(repo: Path, ollama_server: ScriptedOllama
+                                                                      ) -> None:
+    """Held-out xmltodict: the model's new test went on with "X.test_comments_2 is now lines 461-461 of ...
+    Applied 1 of 1 hunks ...", which devagent had said; refused as a syntax error three times."""
+    pasted = ("def sub(a, b):\n    return a - b\n\nsub is now lines 5-6 of app.py. Applied 1 of 1 hunks to app.py. "
+              "The changed lines are now:\n+def sub(a, b):")
+    ollama_server.push(Reply(json.dumps(call("edit_file", path="app.py", old="", new=pasted))), Reply("Added sub."))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "add a sub function to app.py",
+                                    ScriptedApprover([Decision("approve")]), fast_config(repo, native_tools="off"))
+    assert (repo / "app.py").read_text().endswith("def sub(a, b):\n    return a - b\n")
+    assert any("pasted devagent's result text" in getattr(e, "message", "") for e in events)
+    header = next(m["content"] for m in ollama_server.requests[1]["messages"]
+                  if (m.get("content") or "").startswith("Result of edit_file("))
+    assert header.startswith("Result of edit_file(path=app.py, old=, new=[2 lines]):"), "no ⏎ or … to copy back"

@@ -61,7 +61,7 @@ async def test_a_failing_new_test_goes_back_to_the_model_before_the_turn_ends(
     runs = [p for p in approver.asked if p.tool == "run_tests"]
     assert [p.arguments["selection"] for p in runs] == ["tests/test_ops.py::test_mul"] * 2
     feedback = "\n".join(m.get("content") or "" for m in ollama_server.requests[2]["messages"])
-    assert "to check your change, and it failed" in feedback and "assert 6 == 5" in feedback
+    assert "the test you added fails on the code as it is" in feedback and "assert 6 == 5" in feedback
     assert done.reason == "complete" and done.text.endswith("fixed its expected value.")
     assert (repo / "tests/test_ops.py").read_text().endswith("== 6\n")
     assert len(ollama_server.requests) == 4  # the passing check ended the turn: no extra model call

@@ -21,7 +21,8 @@ from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, 
                                  TurnDone, TurnStarted)
 from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
-from tui.engine.coach import REHEATS, about_the_code, echoes, guessed_path, look_first, looked, reheat
+from tui.engine.coach import (REHEATS, about_the_code, cut_result_echo, echoes, guessed_path, look_first, looked,
+                              reheat)
 from tui.engine.agent_words import is_question, keeps_tests
 from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
@@ -144,7 +145,7 @@ class Agent:
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 continue
-            if reheat(turn, text, native, cfg.reheat):  # the very reply it sent before: at temperature 0 it would go on so
+            if reheat(turn, text, native, cfg.reheat):  # the reply it sent before: at temperature 0 it stays so
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 self.heat = REHEATS[turn.reheats - 1]
@@ -359,6 +360,8 @@ class Agent:
         call_id = call.id or uuid.uuid4().hex[:8]
         spec = self.tools.get(call.name)
         guessed = await guessed_path(self.ctx.repo, call, spec)
+        if cut_result_echo(call):
+            self.emit(Notice(f"the model pasted devagent's result text into its {call.name} call; that part is left out"))
         self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         if spec is None:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",

@@ -161,3 +161,25 @@ def reheat(turn: Any, text: str, native: list[Any], limit: int = len(REHEATS)) -
         turn.reheats += 1
         return True
     return False
+
+
+# devagent's own result sentences: never code, whatever the model pastes them into
+_RESULT_LINE = re.compile(r"^(?:\S.*\bis now lines \d+-\d+ of \S|Applied \d+ of \d+ hunks to |The changed lines are now:|"
+                          r"A static check found problems|Result of [a-z_]+\(|\[\S+ does not exist; this is )")
+CODE_ARGS = ("new", "code", "content")
+
+
+def cut_result_echo(call: Any) -> str:
+    """A code argument that goes on with devagent's own result text (held-out xmltodict: ``new`` held the test,
+    then "XMLToDictTestCase.test_comments_2 is now lines 461-461 of ... Applied 1 of 1 hunks ...", refused as a
+    syntax error three times): cut at the first such line. The argument cut ('' when none was)."""
+    for key in CODE_ARGS:
+        value = call.arguments.get(key)
+        if not isinstance(value, str) or "\n" not in value:
+            continue
+        lines = value.split("\n")
+        at = next((i for i, line in enumerate(lines) if _RESULT_LINE.match(line.strip())), None)
+        if at is not None and "\n".join(lines[:at]).strip():
+            call.arguments[key] = "\n".join(lines[:at]).rstrip() + "\n"
+            return key
+    return ""

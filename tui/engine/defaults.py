@@ -97,7 +97,8 @@ def question_hint(repo: Path, prompt: str, files: list[str], sources) -> str:
             for function, line, old, param in _python_defaults(text):
                 if function.lower() in named:
                     by_function.setdefault((function, line), []).append(f"{param}={old}")
-            found += [f"{path}:{line}: {function}({', '.join(pairs)})" for (function, line), pairs in by_function.items()]
+            found += [f"{path}:{line}: {function}({', '.join(pairs)})"
+                      for (function, line), pairs in by_function.items()]
         if sum(len(f) for f in found) > MAX_SHOWN:
             break
     if not found:

@@ -1,7 +1,7 @@
 """What devagent does for the model before its first step in a turn: the grounding message, the files the
-prompt names read as the model's own calls, the code of the definitions a change request names, the failing
-tests run first for a fix request, and the outline of the file defining what a "how many" question names. Each answers a failure of small models
-(docs/model-layer.md); the agent loop calls them in this order.
+prompt names read as the model's own calls, the code of the definition a change request names, the failing
+tests run first for a fix request, and the outline of the file defining what a "how many" question names.
+Each answers a failure of small models (docs/model-layer.md); the agent loop calls them in this order.
 """
 
 from __future__ import annotations
@@ -103,40 +103,30 @@ async def outline_defining(agent, prompt: str) -> None:
 
 
 NAME = re.compile(r"(?<![\w$.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)(?![\w$])")
-SHOWN_DEFS = 1  # definitions shown up front (each up to limits.tool_output_tokens)
+_COMMON = {"the", "and", "for", "add", "make", "test", "tests", "with", "that", "this", "from", "when", "none",
+           "true", "false", "self", "return", "returns", "method", "function", "class"}
 
 
 async def show_named(agent, prompt: str) -> None:
     """A change request names a function or class ("make naturalsize show two decimals", "add a reset() method
-    to _DictSAXHandler"): its current code, shown before the model's first step as devagent's own outline call.
-    A 1.5B model otherwise edits from memory: it changed a line it recalled from another version of the library
-    and wrote the function under test into the test file. Files already read whole are skipped."""
+    to _DictSAXHandler"): the first one the library defines is shown before the model's first step, as
+    devagent's own outline call (up to limits.tool_output_tokens). A 1.5B model otherwise edits from memory: it
+    changed a line it recalled from another version of the library and wrote the function under test into the
+    test file. A file already read whole is not shown again."""
     if is_question(prompt) or "outline" not in agent.tools:
         return
     from tui.engine.grounding import defined_in
+    from tui.engine.verify import is_test
 
-    shown = 0
     for name in dict.fromkeys(m.group(1) for m in NAME.finditer(prompt)):
         owner = name.split(".", 1)[0]
         if len(owner) < 3 or owner.lower() in _COMMON:
             continue
         path = await asyncio.to_thread(defined_in, agent.ctx.repo, owner)
-        if not path or not path.endswith(OUTLINED) or path in agent._reads or _is_test_path(path):
+        if not path or not path.endswith(OUTLINED) or path in agent._reads or is_test(path):
             continue
         call = ToolCall("outline", {"path": path, "symbol": name}, uuid.uuid4().hex[:8], "auto")
         agent._append(_assistant("", [call]) if agent.native_tools else
                       _assistant(json.dumps({"name": call.name, "arguments": call.arguments}), []))
         await agent._handle(call)
-        shown += 1
-        if shown >= SHOWN_DEFS:
-            return
-
-
-_COMMON = {"the", "and", "for", "add", "make", "test", "tests", "with", "that", "this", "from", "when", "none",
-           "true", "false", "self", "return", "returns", "method", "function", "class"}
-
-
-def _is_test_path(path: str) -> bool:
-    from tui.engine.verify import is_test
-
-    return is_test(path)
+        return

@@ -35,9 +35,14 @@ def with_counts(answer: str, run: dict[str, Any]) -> str:
 
 
 def fmt_args(args: dict[str, Any]) -> str:
+    """A call's arguments as the result's header names them: short values as they are, a long or many-line value
+    only by its size (shown cut with ⏎ for its newlines, the model pasted "⏎" and "…" into its next call)."""
     parts = []
     for key, value in args.items():
         text = value if isinstance(value, str) else json.dumps(value)
-        text = text.replace("\n", "⏎")
-        parts.append(f"{key}={text[:60]}{'…' if len(text) > 60 else ''}")
+        if "\n" in text.strip("\n"):
+            text = f"[{text.strip(chr(10)).count(chr(10)) + 1} lines]"
+        elif len(text) > 60:
+            text = f"[{len(text)} characters]"
+        parts.append(f"{key}={text.strip(chr(10))}")
     return ", ".join(parts)

@@ -373,10 +373,10 @@ def _where(error: str, start: int, size: int, rel: str) -> str:
 
 
 def place_appended(text: str, body: str) -> str | None:
-    """Where an indented definition appended with edit_file belongs: in the class the file ends with when
-    it is a method, else at module level; None when ``body`` is not indented definitions (or would not parse)."""
-    if not body[:1].isspace():
-        return None
+    """Where a definition appended with edit_file belongs: in the class the file ends with when it is a method
+    (indented or not: ``def test_comments(self):`` at column 0 after a TestCase was collected as a function
+    asking for a fixture named self), else at module level; None when ``body`` is not definitions (or would not
+    parse), or is a function at module level already."""
     try:
         tree, code = parse_code(body)
         splice = _Splice(text, "")
@@ -387,6 +387,9 @@ def place_appended(text: str, body: str) -> str | None:
     last = splice.tree.body[-1] if splice.tree.body else None
     method = _self_arg(tree.body[0]) or any(dotted(d) in ("staticmethod", "classmethod")
                                              for d in getattr(tree.body[0], "decorator_list", []))
+    if not body[:1].isspace() and not (method and isinstance(last, ast.ClassDef) and not any(
+            getattr(n, "name", None) == getattr(tree.body[0], "name", "") for n in last.body)):
+        return None  # a function, or a copy of a method the class has (refused as such by the edit's checks)
     parent = next((s for s in reversed(splice.symbols) if s.kind == "class"), None)
     if isinstance(last, ast.ClassDef) and method and parent is not None and parent.line == last.lineno:
         splice.add(parent, code)
