@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -153,12 +154,21 @@ def connect_code(address: str, abstract: bool = False) -> str:
 
 def run_measured(cwd: Path, *args: str, url: str = "", timeout: float = 60,
                  env: dict[str, str] | None = None) -> tuple[Run, int]:
-    """Like harness.devagent, plus the devagent process's peak RSS in KiB (from wait4)."""
+    """Like harness.devagent, plus the devagent process's peak RSS in KiB (from wait4).
+
+    The peak is taken by a small launcher that forks devagent and waits for it: a process forked straight from
+    pytest starts with pytest's own resident set in its high-water mark (Linux keeps it across exec), which late
+    in the whole suite was larger than devagent ever gets."""
     full = {**os.environ, "DEVAGENT_API_KEY": SECRET, **(env or {})}
     if url:
         full["OLLAMA_HOST"] = url
-    proc = subprocess.Popen([sys.executable, "-m", "tui", *args], cwd=cwd, env=full, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    peak_file = Path(tempfile.mkdtemp()) / "peak"
+    launcher = ("import os, sys\npid = os.fork()\nif pid == 0:\n    os.execv(sys.executable, [sys.executable, '-m', 'tui', "
+                "*sys.argv[2:]])\n_, status, usage = os.wait4(pid, 0)\nopen(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+                "sys.exit(os.waitstatus_to_exitcode(status) % 256)")
+    proc = subprocess.Popen([sys.executable, "-c", launcher, str(peak_file), *args], cwd=cwd, env=full,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     chunks: dict[str, bytes] = {}
 
     def drain(name: str, stream: Any) -> None:
@@ -179,7 +189,11 @@ def run_measured(cwd: Path, *args: str, url: str = "", timeout: float = 60,
     for reader in readers:
         reader.join(5)
     out, err = (chunks.get(k, b"").decode("utf-8", "replace") for k in ("out", "err"))
-    return Run(None if hung else proc.returncode, out, err, hung), usage.ru_maxrss
+    try:
+        peak = int(peak_file.read_text())
+    except (OSError, ValueError):
+        peak = usage.ru_maxrss  # killed before the launcher could write it: the whole process's peak
+    return Run(None if hung else proc.returncode, out, err, hung), peak
 
 
 def stage(repo: Path, name: str, text: str) -> None:
