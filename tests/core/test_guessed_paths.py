@@ -87,3 +87,19 @@ async def test_devagents_own_result_text_pasted_into_code_is_left_out(repo: Path
     header = next(m["content"] for m in ollama_server.requests[1]["messages"]
                   if (m.get("content") or "").startswith("Result of edit_file("))
     assert header.startswith("Result of edit_file(path=app.py, old=, new=[2 lines]):"), "no ⏎ or … to copy back"
+
+
+async def test_result_text_pasted_into_old_is_left_out_so_the_edit_still_matches(repo: Path,
+                                                                                  ollama_server: ScriptedOllama
+                                                                                  ) -> None:
+    """Tuning ctenv: ``old`` held the function and then devagent's "Applied 1 of 1 hunks ..." lines, so it matched
+    nothing and the edit was refused; with the echo cut, the same call applies."""
+    before = (repo / "app.py").read_text()
+    first = before.splitlines()[0]
+    pasted_old = f"{first}\nApplied 1 of 1 hunks to app.py. The changed lines are now:\n+{first}"
+    ollama_server.push(Reply(json.dumps(call("edit_file", path="app.py", old=pasted_old, new=f"{first}  # checked"))),
+                       Reply("Marked."))
+    events, _, _ = await run_prompt(repo, ollama_server.url, "mark the first line of app.py as checked",
+                                    ScriptedApprover([Decision("approve")]), fast_config(repo, native_tools="off"))
+    assert (repo / "app.py").read_text().splitlines()[0] == f"{first}  # checked"
+    assert any("pasted devagent's result text" in getattr(e, "message", "") for e in events)

@@ -166,13 +166,15 @@ def reheat(turn: Any, text: str, native: list[Any], limit: int = len(REHEATS)) -
 # devagent's own result sentences: never code, whatever the model pastes them into
 _RESULT_LINE = re.compile(r"^(?:\S.*\bis now lines \d+-\d+ of \S|Applied \d+ of \d+ hunks to |The changed lines are now:|"
                           r"A static check found problems|Result of [a-z_]+\(|\[\S+ does not exist; this is )")
-CODE_ARGS = ("new", "code", "content")
+CODE_ARGS = ("new", "code", "content", "old")  # ``old`` is cut without a newline added: it must still match
 
 
 def cut_result_echo(call: Any) -> str:
     """A code argument that goes on with devagent's own result text (held-out xmltodict: ``new`` held the test,
     then "XMLToDictTestCase.test_comments_2 is now lines 461-461 of ... Applied 1 of 1 hunks ...", refused as a
-    syntax error three times): cut at the first such line. The argument cut ('' when none was)."""
+    syntax error three times; tuning ctenv: ``old`` held the test and then the "Applied ..." lines, so it matched
+    nothing): cut at the first such line. The arguments cut, comma-separated ('' when none was)."""
+    cut = []
     for key in CODE_ARGS:
         value = call.arguments.get(key)
         if not isinstance(value, str) or "\n" not in value:
@@ -180,6 +182,7 @@ def cut_result_echo(call: Any) -> str:
         lines = value.split("\n")
         at = next((i for i, line in enumerate(lines) if _RESULT_LINE.match(line.strip())), None)
         if at is not None and "\n".join(lines[:at]).strip():
-            call.arguments[key] = "\n".join(lines[:at]).rstrip() + "\n"
-            return key
-    return ""
+            kept = "\n".join(lines[:at]).rstrip()
+            call.arguments[key] = kept if key == "old" else kept + "\n"
+            cut.append(key)
+    return ", ".join(cut)
