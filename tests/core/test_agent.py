@@ -93,7 +93,7 @@ async def test_edit_with_missing_text_and_escaping_paths_are_reported_to_the_mod
 
 
 async def test_malformed_call_gets_feedback_then_constrained_retry(repo: Path, ollama_server: ScriptedOllama) -> None:
-    ollama_server.push(Reply('{"name": "read_file", "arguments": {"path": "app.py"'),  # cut off
+    ollama_server.push(Reply('{"name": "read_file", "arguments": {"path": "app.'),  # cut off inside a string
                        Reply('{"name": "read_file", "arguments": {"path": "app.py"}}'),
                        Reply("Done."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "read the app module")

@@ -130,6 +130,31 @@ def test_a_run_whose_fence_closes_before_its_json_is_the_run_meant() -> None:
     assert cut.calls == [] and cut.errors
 
 
+def test_a_call_that_ends_the_reply_one_brace_short_is_the_call_meant() -> None:
+    """Fresh held-out xmltodict: the run_python call of a CSV task ended ``...writerows(rows)"}``, the call's own
+    brace missing; read as malformed, the call was lost and the model rewrote the file by hand instead."""
+    reply = ('{"name": "run_python", "arguments": {"code": "import csv\\nwith open(\'t.csv\') as f:\\n'
+             '    rows = list(csv.reader(f))\\nprint(len(rows))"}\n')
+    result = extract_tool_calls(reply, TOOLS)
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("run_python", {"code": "import csv\nwith open('t.csv') as f:\n    rows = list(csv.reader(f))\nprint(len(rows))"})]
+    assert result.errors == []
+    two_short = extract_tool_calls('{"name": "edit_file", "arguments": {"path": "a.py", "old": "x = 1", "new": "x = 2"',
+                                   TOOLS)
+    assert [(c.name, c.arguments) for c in two_short.calls] == [
+        ("edit_file", {"path": "a.py", "old": "x = 1", "new": "x = 2"})]
+
+
+@pytest.mark.parametrize("reply", [
+    '{"name": "edit_file", "arguments": {"path": "a.py", "old": "x = 1", "new": "x = 2',  # cut inside a string
+    '{"name": "edit_file", "arguments": {"path": "a.py", "old": "x = 1", "new": ',  # cut before a value
+    '{"name": "edit_file", "arguments": {"path": "a.py", "old": "x = 1"} and then I will',  # prose goes on
+])
+def test_a_reply_cut_off_inside_a_call_is_not_completed(reply: str) -> None:
+    result = extract_tool_calls(reply, TOOLS)
+    assert result.calls == [] and result.errors, "nothing the model wrote is read as shorter than it is"
+
+
 def test_arguments_that_are_not_an_object_are_an_error() -> None:
     result = extract_tool_calls('{"name": "read_file", "arguments": ["app.py"]}', TOOLS)
     assert result.calls == [] and "must be a JSON object" in result.errors[0]

@@ -205,6 +205,13 @@ async def test_a_test_run_report_carries_the_runs_own_counts(tmp_path: Path, oll
 
     assert reports_on_tests("Run the test suite and tell me how many tests pass and how many fail.")
     assert reports_on_tests("run the tests") and not reports_on_tests("Fix the failing tests and tell me which")
+    for asked in ("Could you run the cachetools tests for me? I need the number of passing and failing tests.",
+                  "What's the state of the test suite right now? Give me the number of passing and failing tests.",
+                  "Are the tests passing?", "What is the status of the tests?"):
+        assert reports_on_tests(asked), asked
+    for change in ("Could you fix the failing test in tests/test_calc.py?", "Add a test for mul and tell me the count",
+                   "The tests are failing since my last commit, please fix it"):
+        assert not reports_on_tests(change), change
     repo = fx.build(tmp_path / "repo", BUGGY)
     ollama_server.push(Reply(tool_calls=[{"name": "run_tests", "arguments": {"selection": "all"}}]),
                        Reply('{"done": true, "answer": "The suite has one failing test, test_mul."}'))

@@ -43,7 +43,9 @@ def keeps_tests(prompt: str) -> bool:
     return bool(KEEP_TESTS.search(prompt))
 
 
-REPORT = re.compile(r"\b(?:how\s+many|tell\s+me|report|which|count|summar\w*|list)\b", re.I)
+REPORT = re.compile(r"\b(?:how\s+many|tell\s+me|give\s+me|show\s+me|let\s+me\s+know|report|which|counts?|numbers?|"
+                    r"summar\w*|list|state|status|results?|(?:are|is)\s+(?:\w+\s+){0,3}(?:passing|failing|green))\b",
+                    re.I)  # fresh held-out: "I need the number of passing ...", "What's the state of the test suite"
 
 
 def reports_on_tests(prompt: str) -> bool:

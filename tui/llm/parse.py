@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.llm.base import ToolCall
-from tui.llm.requote import closed_at_fence, quote_escapes, requote
+from tui.llm.requote import closed_at_end, closed_at_fence, quote_escapes, requote
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "function_name")
 ARG_KEYS = ("arguments", "args", "parameters", "params", "input", "action_input", "tool_input", "kwargs")
@@ -161,6 +161,8 @@ def _decode_at(text: str, start: int, tool_word: re.Pattern[str] | None) -> tupl
     if obj is None and (found := requote(text, start)) is not None:  # bare quotes inside a code argument
         obj, end = found
     if obj is None and close is None and (found := closed_at_fence(text, start, _loads_loose)) is not None:
+        obj, end = found
+    if obj is None and close is None and (found := closed_at_end(text, start, _loads_loose)) is not None:
         obj, end = found
     return (obj if obj is not None else _BROKEN), end, end - start + REPAIR_COST
 

@@ -7,7 +7,8 @@ twice in one turn on a real library; each time the whole call was lost and the m
 was broken, wrote the same call again. Here the values of the arguments that hold code or text are
 re-read as running from their opening quote to the quote that is followed by the next argument's name
 (or by the call's closing braces), and every bare quote inside is escaped. Also here: a run whose code block
-ends before its JSON does (closed_at_fence).
+ends before its JSON does (closed_at_fence), and a reply that ends one or two closing braces short
+(closed_at_end).
 """
 
 from __future__ import annotations
@@ -95,16 +96,9 @@ def quote_escapes(snippet: str) -> str:
 RUNS = ("run_python", "run_command")  # the calls an unclosed JSON may be completed for
 
 
-def closed_at_fence(text: str, start: int, loads: Callable[[str], Any]) -> tuple[Any, int] | None:
-    """A call whose code block ends before its JSON does: the model closed the fence after the last line of its
-    code and left the string, the arguments and the call open (``"code": "...print(x)\n```"``; seen on
-    itsdangerous, outside the benchmark). Closed in the order they were opened, it is the call the model meant;
-    (value, the fence's start) or None. Only where a fence ends it (a reply cut off mid-way is not completed), and
-    only for runs."""
-    fence = text.find("```", start)
-    if fence < 0:
-        return None
-    snippet = text[start:fence].rstrip()
+def _open_at_end(snippet: str) -> tuple[str, str, bool] | None:
+    """(the brackets that close ``snippet``, innermost first; the quote left open, '' if none; whether it ends on
+    a backslash) or None when it closes a bracket it did not open."""
     stack: list[str] = []
     quote, escaped = "", False
     for char in snippet:
@@ -122,8 +116,40 @@ def closed_at_fence(text: str, start: int, loads: Callable[[str], Any]) -> tuple
         elif char in "}]":
             if not stack or stack.pop() != char:
                 return None
-    if not stack or escaped:
+    return "".join(reversed(stack)), quote, escaped
+
+
+def closed_at_end(text: str, start: int, loads: Callable[[str], Any]) -> tuple[Any, int] | None:
+    """A call that is the end of the reply and only lacks its last one or two closing braces: every string closed,
+    the last character a quote or a closing bracket (``..."code": "...writerows(rows)"}`` with the call's own
+    brace missing; fresh held-out xmltodict and humanize, where the whole call was lost as malformed JSON and
+    the model, told so, never sent it again). A reply cut off inside a string or a value is not completed, so
+    nothing the model wrote is read as shorter than it is. (value, end of text) or None."""
+    snippet = text[start:].rstrip()
+    if not snippet.endswith(('"', "}", "]")):
         return None
-    obj = loads(snippet + quote + "".join(reversed(stack)))
+    state = _open_at_end(snippet)
+    if state is None or state[1] or not state[0] or len(state[0]) > 2 or set(state[0]) != {"}"}:
+        return None
+    closers = state[0]
+    obj = loads(snippet + closers)
+    return (obj, len(text)) if isinstance(obj, dict) and isinstance(obj.get("name"), str) else None
+
+
+def closed_at_fence(text: str, start: int, loads: Callable[[str], Any]) -> tuple[Any, int] | None:
+    """A call whose code block ends before its JSON does: the model closed the fence after the last line of its
+    code and left the string, the arguments and the call open (``"code": "...print(x)\n```"``; seen on
+    itsdangerous, outside the benchmark). Closed in the order they were opened, it is the call the model meant;
+    (value, the fence's start) or None. Only where a fence ends it (a reply cut off mid-way is not completed), and
+    only for runs."""
+    fence = text.find("```", start)
+    if fence < 0:
+        return None
+    snippet = text[start:fence].rstrip()
+    state = _open_at_end(snippet)
+    if state is None or not state[0] or state[2]:
+        return None
+    closers, quote, _ = state
+    obj = loads(snippet + quote + closers)
     runs = isinstance(obj, dict) and obj.get("name") in RUNS  # a run is shown, sandboxed and writes nothing;
     return (obj, fence) if runs else None  # an edit or a file so completed could lose what the model meant
