@@ -129,3 +129,22 @@ def test_a_listing_says_how_many_files_it_shows(tmp_path: Path) -> None:
     out = asyncio.run(list_files(ctx, {"path": "test"})).output
     assert out.splitlines()[:2] == ["test/t0.js", "test/t1.js"] and out.endswith("\n[15 files under test]")
     assert asyncio.run(list_files(ctx, {})).output.endswith("\n[16 files]")
+
+
+def test_a_json_file_outline_counts_a_keys_entries(tmp_path: Path) -> None:
+    """Fresh held-out qs: "How many devDependencies does qs have?" The model asked outline(package.json,
+    devDependencies), heard there was no such definition, read the file and counted 20 of 29 by eye."""
+    import json
+
+    dev = {f"tool-{i}": f"^{i}.0.0" for i in range(29)}
+    package = {"name": "qs", "version": "6.13.0", "scripts": {"test": "tape"}, "devDependencies": dev,
+               "files": ["lib", "dist"]}
+    repo = make_repo(tmp_path / "repo", {"package.json": json.dumps(package, indent=2) + "\n"})
+    result = call(repo, path="package.json", symbol="devDependencies")
+    assert result.ok and result.output.splitlines()[0] == "devDependencies: object with 29 keys (JSON, package.json)"
+    assert "tool-28" in result.output and "29 keys" in result.summary
+    top = call(repo, path="package.json")
+    assert top.ok and "devDependencies: object with 29 keys" in top.output and "files: list of 2 items" in top.output
+    assert call(repo, path="package.json", symbol="scripts.test").output == 'scripts.test = "tape"'
+    missing = call(repo, path="package.json", symbol="peerDependencies")
+    assert not missing.ok and "its top-level keys: name, version, scripts, devDependencies, files" in missing.output

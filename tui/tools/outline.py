@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 from typing import Any
 
 from tui.safety.paths import resolve_in_repo
@@ -105,6 +106,51 @@ def _directory(ctx: ToolContext, rel: str, files: list[str], wanted: str) -> Too
                       f"outline: {wanted} in {len(places)} places")
 
 
+def _sized(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"object with {len(value)} keys"
+    if isinstance(value, list):
+        return f"list of {len(value)} items"
+    return json.dumps(value)[:80]
+
+
+def _json_outline(rel: str, text: str, wanted: str, budget: int) -> ToolResult | None:
+    """A JSON file's keys with their sizes, or one key's entries counted ("How many devDependencies does qs
+    have?": the model asked outline(package.json, devDependencies), was told there was no such definition, then
+    read the file and counted 20 of 29 by eye). None when the text is not JSON."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    node, path = data, []
+    for part in ([wanted] if isinstance(data, dict) and wanted in data else wanted.split(".")) if wanted else []:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            keys = ", ".join(list(data)[:40]) if isinstance(data, dict) else _sized(data)
+            return ToolResult(False, f"{rel} has no key {wanted!r}; its top-level keys: {keys}", f"outline {rel}: no "
+                              f"{wanted}")
+        path.append(part)
+    name = ".".join(path) or rel
+    if isinstance(node, dict):
+        entries = [f"  {key}: {_sized(value)}" for key, value in node.items()]
+    elif isinstance(node, list):
+        entries = [f"  [{index}] {_sized(value)}" for index, value in enumerate(node)]
+    else:
+        return ToolResult(True, f"{name} = {json.dumps(node)[:budget]}", f"outline {rel}: {name}")
+    head = f"{name}: {_sized(node)} (JSON, {rel})"
+    shown, used = [], len(head)
+    for entry in entries:
+        if used + len(entry) + 1 > budget:
+            shown.append(f"  [... {len(entries) - len(shown)} more; {len(entries)} in all]")
+            break
+        shown.append(entry)
+        used += len(entry) + 1
+    return ToolResult(True, "\n".join([head, *shown]), f"outline {rel}: {name}, {_sized(node)}")
+
+
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     rel = str_arg(args, "path", required=False, default=".").strip() or "."
     wanted = str_arg(args, "symbol", required=False).strip()
@@ -120,6 +166,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if text is None:
         return ToolResult(False, f"{rel} is binary or larger than {MAX_FILE_BYTES // 1_000_000} MB; no outline",
                           f"{rel}: no outline")
+    if rel.lower().endswith(".json") and (data := _json_outline(rel, text, wanted, min(budget, 3200))) is not None:
+        return data
     outline = await asyncio.to_thread(outline_of, rel, text)
     if wanted and "," in wanted:  # "hasKey, isNumber": each one's code (seen on minimist, outside the benchmark)
         names = [n.strip() for n in wanted.split(",") if n.strip()][:4]
