@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.engine.grounding import _skeleton
+from tui.engine.grounding import data_skeleton as _skeleton
 
 FEEDS = [{"name": " Planet ", "url": "https://p/rss "}, {"name": "Empty", "url": ""}, {"name": "None"},
          {"name": "Insider", "url": " https://i/feed"}, {"name": " Planet ", "url": "https://p/rss "}]
@@ -119,3 +119,30 @@ def test_empty_lines_are_no_column_and_go_before_any_step_reads_a_column(tmp_pat
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "examples/params.csv").read_text() == "name,value\nfilter,active\nlimit,50\npage,2\nsort,name\n"
+
+
+async def test_a_data_file_retyped_by_hand_is_sent_back_once_with_the_code_to_start_from(
+        tmp_path: Path, ollama_server) -> None:
+    """Fresh held-out xmltodict: asked to lower-case and merge the tags of a CSV, the model retyped the file with
+    edit_file and lost the merge. The retyped edit is sent back once with the run_python code; the run that
+    follows changes the file, and the retyped text never reaches it."""
+    from tests.conftest import make_repo
+    from tests.core.agent_helpers import ScriptedApprover, run_prompt, sent_text
+    from tests.ollama_server import Reply
+    from tui.protocol.proposals import Decision
+
+    repo = make_repo(tmp_path / "repo", {"data/tags.csv": "tag,count\nPy,2\npy,3\nGo,1\n"})
+    retyped = {"name": "edit_file", "arguments": {"path": "data/tags.csv", "old": "", "new": "tag,count\npy,2\n"}}
+    code = ("import csv\nrows = list(csv.reader(open('data/tags.csv')))\ntotals = {}\n"
+            "for tag, n in rows[1:]:\n    totals[tag.lower()] = totals.get(tag.lower(), 0) + int(n)\n"
+            "with open('data/tags.csv', 'w', newline='') as f:\n    w = csv.writer(f, lineterminator='\\n')\n"
+            "    w.writerow(rows[0])\n    w.writerows(sorted(totals.items(), key=lambda kv: -kv[1]))\n")
+    ollama_server.push(Reply(json.dumps(retyped)), Reply(json.dumps({"name": "run_python", "arguments": {"code": code}})),
+                       Reply("Merged the tags."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "Lower-case the tags in data/tags.csv and merge the "
+                                       "rows that are then the same tag", ScriptedApprover([Decision("approve")]))
+    assert (repo / "data/tags.csv").read_text() == "tag,count\npy,5\ngo,1\n"
+    told = sent_text(ollama_server.requests[1])
+    assert "data/tags.csv is a data file" in told and "import csv" in told, "sent back with the code to start from"
+    model_calls = [e.name for e in events if getattr(e, "type", "") == "tool_call" and e.source != "auto"]
+    assert model_calls == ["run_python"], "the retyped edit never ran (devagent's own read of the file aside)"

@@ -518,7 +518,7 @@ async def test_a_new_file_copying_a_class_the_repo_defines_is_refused_with_the_r
 async def test_the_json_skeleton_run_as_given_is_refused(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """Seen on the tune half: the skeleton's placeholder line run as is, rewriting the file unchanged."""
     repo = fx.build(tmp_path / "repo", {**FILES, "data/feeds.json": '[{"url": " a "}]\n'})
-    from tui.engine.grounding import _skeleton
+    from tui.engine.grounding import data_skeleton as _skeleton
 
     code = _skeleton("data/feeds.json").split("\n", 1)[1]
     ollama_server.push(Reply(tool_calls=[{"name": "run_python", "arguments": {"code": code}}]), Reply("Done."))

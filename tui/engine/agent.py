@@ -23,6 +23,7 @@ from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
 from tui.engine.coach import (REHEATS, about_the_code, cut_result_echo, echoes, guessed_path, look_first, looked,
                               reheat)
+from tui.engine.retyped import retyped_data
 from tui.engine.agent_words import is_question, keeps_tests
 from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
@@ -288,7 +289,8 @@ class Agent:
                     "test. Change the code the test calls instead, with one JSON tool call." + (
                         self._suspects or " The failure names that code."))})  # the hint may have been cut by now
                 return True
-            if testedits.alters_a_test(self, call, turn) or testedits.no_test_in_it(self, call, turn):
+            if testedits.alters_a_test(self, call, turn) or testedits.no_test_in_it(self, call, turn) or \
+                    retyped_data(self, call, turn):
                 return True  # before the target check: an add-a-test request is never pointed at an existing test
             if call.name == "edit_symbol" and (await targets.wrong_target(self, call, turn)
                                                or await checks.show_before_replace(self, call, turn)):

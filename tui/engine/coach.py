@@ -186,3 +186,4 @@ def cut_result_echo(call: Any) -> str:
             call.arguments[key] = kept if key == "old" else kept + "\n"
             cut.append(key)
     return ", ".join(cut)
+

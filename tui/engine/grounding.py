@@ -221,11 +221,11 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
     if data and CHANGE_WORDS.search(prompt) and "run_python" in tools:
         out.append(f"{data[0]} is a data file: change it with one run_python call whose code reads it, changes "
                    "every row in code and writes it back to the same path; do not retype the data with edit_file "
-                   "or write_file. " + _skeleton(data[0], prompt, repo))
+                   "or write_file. " + data_skeleton(data[0], prompt, repo))
     return [h for h in out if h]
 
 
-def _skeleton(path: str, prompt: str = "", repo: Path | None = None) -> str:
+def data_skeleton(path: str, prompt: str = "", repo: Path | None = None) -> str:
     from tui.engine.dataskel import csv_skeleton, json_skeleton
 
     if path.lower().endswith((".csv", ".tsv")):

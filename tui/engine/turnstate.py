@@ -52,6 +52,7 @@ class Turn:
     force_look: bool = False  # the next reply must be a call that looks (no answer, no edit)
     last_reply: Any = None  # the model's previous reply (text, native calls), to see it sent again
     reheats: int = 0  # replies sent again that were asked for once more, warmer (coach.reheat)
+    data_told: bool = False  # a data file retyped through edit_file/write_file was sent back once (retyped.retyped_data)
 
     def record_change(self, diff: str) -> None:
         """What a change that applied leaves for the checks before the turn may end."""
