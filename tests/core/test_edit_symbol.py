@@ -312,6 +312,19 @@ def test_a_method_whose_newlines_came_out_as_spaces_is_added_with_its_lines() ->
         splice_python(src, "LRU.peek", "def peek(self):        return (", "lru.py")
 
 
+def test_code_of_one_line_with_single_spaces_is_refused_with_how_to_write_it() -> None:
+    """Fresh held-out cachetools: 'def time_left(self, key): if key not in self.__links: return None expires = ...'
+    sent five times; the refusal said only 'invalid syntax'. It now says the code is on one line and how to
+    write it; code of several lines that does not parse gets no such advice."""
+    src = "class TTL:\n    def __init__(self):\n        self.links = {}\n"
+    with pytest.raises(ToolError, match=r"all on one line: put each statement on a line of its own") as caught:
+        splice_python(src, "TTL.left", "def left(self, key): if key not in self.links: return None return 1", "c.py")
+    assert "nothing was changed" in str(caught.value)
+    with pytest.raises(ToolError) as several:
+        splice_python(src, "TTL.left", "def left(self, key):\n    return (\n", "c.py")
+    assert "one line" not in str(several.value)
+
+
 def test_a_body_of_only_ellipsis_is_refused_as_a_template_copied_back(tmp_path: "Path") -> None:
     """Seen on the tune half: the model sent the hint's own ``def peek(self, key, default=None):\\n    ...``,
     which parses, passes every test and does nothing."""

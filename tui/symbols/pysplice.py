@@ -38,8 +38,10 @@ def parse_code(code: str) -> tuple[ast.Module, str]:
     assert first_error is not None
     line = first_error.lineno or 0
     text = cleaned.split("\n")[line - 1].strip() if 0 < line <= cleaned.count("\n") + 1 else ""
+    one_line = "" if "\n" in cleaned.strip() else (". It is all on one line: put each statement on a line of its "
+                                                    "own (\\n in the JSON string), the body indented 4 spaces")
     raise ToolError(f"your code does not parse: line {line} of the code: {first_error.msg}"
-                    + (f" ({text!r})" if text else "") + "; nothing was changed")
+                    + (f" ({text!r})" if text else "") + one_line + "; nothing was changed")
 
 
 def _lines_from_spaces(code: str) -> list[str]:
