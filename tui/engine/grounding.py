@@ -15,6 +15,9 @@ from tui.engine.agent_words import is_question, wants_test_change
 DATA_SUFFIXES = (".csv", ".tsv", ".json", ".jsonl", ".ndjson")
 CHANGE_WORDS = re.compile(r"\b(clean|remove|drop|delete|strip|fix|sort|dedup\w*|deduplicate|normali[sz]e|convert|"
                           r"rename|replace|update|change|add|merge|filter|trim|lower\w*|upper\w*)\b", re.I)
+SINCE_CHANGE = re.compile(r"\bsince\s+(?:my|the|our|your)\s+(?:last|latest|previous|most\s+recent)\s+(?:commit|change)|"
+                          r"\b(?:last|latest|previous)\s+commit\s+(?:broke|introduced)|\bused\s+to\s+work\b|"
+                          r"\bregress(?:ed|ion)\b", re.I)
 HEADER = "Files in this repository most related to the request (file: class Name [methods], function(), CONSTANT):"
 
 
@@ -202,6 +205,11 @@ def hints(prompt: str, files: list[str], tools: set[str], repo: Path | None = No
             value = defaults.hint(repo, prompt, files, described._sources)
         out.append(value)
         out.append(newdefs.hint(repo, prompt, files))
+        if SINCE_CHANGE.search(prompt):  # "broken since my last commit": what that commit changed, up front
+            from tui.engine.suspects import recent_source_change
+            from tui.engine.verify import is_test
+
+            out.append(recent_source_change(repo, is_test).strip())
     if repo is not None and is_question(prompt) and (RUNS_WORDS.search(prompt) or _call_in(prompt)) and \
             {"run_python", "run_command"} <= tools:
         hint = run_it(repo, prompt, files)
