@@ -364,3 +364,16 @@ async def test_a_missed_edit_in_a_long_module_gets_the_lines_it_meant_not_the_fi
     assert "The closest text in many.py (line 551) is:\ndef f137(x):\n    return x + 137\n" in told
     assert "def f3(x)" not in told, "the long file is not dumped into the context"
     assert "return x - 137" in (repo / "many.py").read_text() and done.text == "Done."
+
+
+async def test_a_result_the_model_imitates_after_its_call_is_never_shown(repo: Path,
+                                                                         ollama_server: ScriptedOllama) -> None:
+    """The `devagent serve` screenshot: after its edit_symbol call the model wrote "Result of edit_symbol(...):"
+    and a diff, shown beside the real proposal as if the change had been made before it was approved."""
+    reply = ('{"name": "read_file", "arguments": {"path": "app.py"}}\n'
+             "Result of read_file(path=app.py):\ndef made_up():\n    return 'not the file'\n")
+    ollama_server.push(Reply(reply), Reply("It defines the app."))
+    events, done, _ = await run_prompt(repo, ollama_server.url, "read the app module")
+    shown = [e.shown for e in of(events, "text_done")]
+    assert not any("Result of" in s or "made_up" in s for s in shown), shown
+    assert [e.name for e in of(events, "tool_call")] == ["read_file"] and done.text == "It defines the app."

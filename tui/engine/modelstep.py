@@ -66,7 +66,15 @@ def calls_from(tools: dict[str, ToolSpec], text: str, native: list[ToolCall], co
             return [], [], answer
         # A lone JSON object is never an answer: a small model half-remembering the call format.
         errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
-    return calls, errors, parsed.text if calls else text
+    shown = parsed.text if calls else text
+    imitated = _IMITATED.search(shown) if calls else None
+    return calls, errors, shown[:imitated.start()].rstrip() if imitated else shown
+
+
+# devagent's own result header in the model's text after its call: the model imitating the call's outcome (a
+# whole "Result of edit_symbol(...):" and a diff, shown in the app as if the change had been made before the
+# developer had approved it; seen in the browser screenshot of `devagent serve`). Never shown.
+_IMITATED = re.compile(r"(?m)^[ \t]*Result of [a-z_]+\(")
 
 
 def json_answer(text: str) -> str | None:
