@@ -146,3 +146,15 @@ async def test_a_data_file_retyped_by_hand_is_sent_back_once_with_the_code_to_st
     assert "data/tags.csv is a data file" in told and "import csv" in told, "sent back with the code to start from"
     model_calls = [e.name for e in events if getattr(e, "type", "") == "tool_call" and e.source != "auto"]
     assert model_calls == ["run_python"], "the retyped edit never ran (devagent's own read of the file aside)"
+
+
+def test_a_sort_by_a_column_of_numbers_sorts_numbers_and_highest_first_when_asked(tmp_path: Path) -> None:
+    """Fresh held-out xmltodict: "sort the rows by count, highest first" became an ascending sort of the counts as
+    text (12 before 2, 40 last); the model ran it as given."""
+    text = "tag,count\nitem,12\ntitle,2\nlink,40\nguid,9\n"
+    _, out = _run_csv(tmp_path, "Sort the rows of data/keys.csv by count, highest first.", text)
+    assert out == "tag,count\nlink,40\nitem,12\nguid,9\ntitle,2\n"
+    _, out = _run_csv(tmp_path, "Sort the rows of data/keys.csv by count.", text)
+    assert out == "tag,count\ntitle,2\nguid,9\nitem,12\nlink,40\n"
+    _, out = _run_csv(tmp_path, "Sort data/keys.csv by tag", text)
+    assert out == "tag,count\nguid,9\nitem,12\nlink,40\ntitle,2\n", "text sorts as text"

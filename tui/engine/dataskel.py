@@ -68,6 +68,22 @@ def _named(prompt: str, keys: list[str], pattern: str) -> str:
     return ""
 
 
+# Sorting a column of numbers as text puts 10 before 9 (fresh held-out: "sort the rows by count, highest
+# first" became an ascending sort of strings); numbers sort as numbers, "highest first" descending.
+SORT_KEY = ("def sort_key(value):  # numbers as numbers (10 after 9), then text\n    try:\n"
+            "        return (0, float(value), '')\n    except (TypeError, ValueError):\n        return (1, 0.0, str(value))")
+_DESCENDING = re.compile(r"\b(?:highest|largest|biggest|most|greatest|newest|latest)\s+first\b|\bdescending\b|"
+                         r"\bin\s+reverse\b|\breversed?\s+order\b", re.I)
+
+
+def _reverse(prompt: str) -> str:
+    return ", reverse=True" if _DESCENDING.search(prompt) else ""
+
+
+def _reverse_said(prompt: str) -> str:
+    return ", highest first" if _DESCENDING.search(prompt) else ""
+
+
 class _Asked(NamedTuple):
     """The cleaning steps a request names, on the file's own field or column names ('' when not named)."""
     strip: bool
@@ -126,7 +142,9 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
             steps += ["kept = []", f"for e in {items}:  # drop entries equal to an earlier one, keep the first",
                       "    if e not in kept:", "        kept.append(e)", f"{items} = kept"]
     if order:
-        steps.append(f"{items}.sort(key=lambda e: str(e.get({order!r}, '')))  # sorted by {order}")
+        steps.append(f"{items}.sort(key=lambda e: sort_key(e.get({order!r}, '')){_reverse(prompt)})  # sorted by "
+                     f"{order}{_reverse_said(prompt)}")
+        steps.insert(0, SORT_KEY)
     body = "\n".join(steps) if steps else SKELETON_GAP
     end = "\n    print(file=f)  # the final newline" if newline else ""
     intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
@@ -186,7 +204,9 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
         else:
             steps.append("body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first")
     if order:
-        steps.append(f"body.sort(key=lambda row: col(row, {order!r}))  # sorted by {order}")
+        steps.append(f"body.sort(key=lambda row: sort_key(col(row, {order!r})){_reverse(prompt)})  # sorted by "
+                     f"{order}{_reverse_said(prompt)}")
+        steps.insert(0, SORT_KEY)
     end = "" if ending == "\r\n" else ", lineterminator=chr(10)"
     intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "
              "it needs that is missing; rows are lists of strings; keep the header first):" if steps else
