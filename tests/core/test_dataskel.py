@@ -158,3 +158,28 @@ def test_a_sort_by_a_column_of_numbers_sorts_numbers_and_highest_first_when_aske
     assert out == "tag,count\ntitle,2\nguid,9\nitem,12\nlink,40\n"
     _, out = _run_csv(tmp_path, "Sort data/keys.csv by tag", text)
     assert out == "tag,count\nguid,9\nitem,12\nlink,40\ntitle,2\n", "text sorts as text"
+
+
+def test_the_placeholder_beside_the_models_own_steps_is_dropped_and_alone_is_refused(tmp_path: Path) -> None:
+    """Fresh held-out qs: sent back to the JSON skeleton, the model wrote the three steps under the placeholder
+    line and was refused for the comment; it then rewrote the file by hand. The skeleton run as given (nothing
+    but the placeholder) is still refused: it would rewrite the file unchanged."""
+    import asyncio
+
+    import pytest
+
+    from tests.conftest import make_repo
+    from tui.config import Config
+    from tui.protocol.errors import ToolError
+    from tui.tools.base import ToolContext
+    from tui.tools.run_command import propose_python
+
+    repo = make_repo(tmp_path / "repo", {"data/feeds.json": json.dumps(FEEDS)})
+    ctx = ToolContext(repo=repo.resolve(), config=Config(), emit=lambda event: None)
+    gap = _skeleton("data/feeds.json", "Rename the field title to name in data/feeds.json", repo).split("\n", 1)[1]
+    with pytest.raises(ToolError, match="still has the line"):
+        asyncio.run(propose_python(ctx, {"code": gap}))
+    filled = gap.replace("# ... change data here ...",
+                         "# ... change data here ...\nfor e in data:\n    e['name'] = e.pop('title', '')")
+    proposal = asyncio.run(propose_python(ctx, {"code": filled}))
+    assert "change data here" not in proposal.code and "e.pop('title', '')" in proposal.code
