@@ -76,12 +76,11 @@ _DESCENDING = re.compile(r"\b(?:highest|largest|biggest|most|greatest|newest|lat
                          r"\bin\s+reverse\b|\breversed?\s+order\b", re.I)
 
 
-def _reverse(prompt: str) -> str:
-    return ", reverse=True" if _DESCENDING.search(prompt) else ""
-
-
-def _reverse_said(prompt: str) -> str:
-    return ", highest first" if _DESCENDING.search(prompt) else ""
+def _sort_step(items: str, key: str, order: str, prompt: str) -> str:
+    """The sort line of a skeleton: ``items`` sorted by the lambda ``key``, highest first when the request says so."""
+    down = bool(_DESCENDING.search(prompt))
+    return f"{items}.sort(key={key}{', reverse=True' if down else ''})  # sorted by {order}" + \
+        (", highest first" if down else "")
 
 
 class _Asked(NamedTuple):
@@ -142,8 +141,7 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
             steps += ["kept = []", f"for e in {items}:  # drop entries equal to an earlier one, keep the first",
                       "    if e not in kept:", "        kept.append(e)", f"{items} = kept"]
     if order:
-        steps.append(f"{items}.sort(key=lambda e: sort_key(e.get({order!r}, '')){_reverse(prompt)})  # sorted by "
-                     f"{order}{_reverse_said(prompt)}")
+        steps.append(_sort_step(items, f"lambda e: sort_key(e.get({order!r}, ''))", order, prompt))
         steps.insert(0, SORT_KEY)
     body = "\n".join(steps) if steps else SKELETON_GAP
     end = "\n    print(file=f)  # the final newline" if newline else ""
@@ -204,8 +202,7 @@ def csv_skeleton(repo: Path | None, path: str, prompt: str) -> str:
         else:
             steps.append("body = [list(r) for r in dict.fromkeys(map(tuple, body))]  # drop duplicate rows, keep the first")
     if order:
-        steps.append(f"body.sort(key=lambda row: sort_key(col(row, {order!r})){_reverse(prompt)})  # sorted by "
-                     f"{order}{_reverse_said(prompt)}")
+        steps.append(_sort_step("body", f"lambda row: sort_key(col(row, {order!r}))", order, prompt))
         steps.insert(0, SORT_KEY)
     end = "" if ending == "\r\n" else ", lineterminator=chr(10)"
     intro = ("Start from this code, made of the steps the request names (check each against the request; add a step "

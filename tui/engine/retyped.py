@@ -25,4 +25,3 @@ def retyped_data(agent: Any, call: Any, turn: Any) -> bool:
         "call whose code reads the file, changes every entry the request names, and writes it back to the same "
         f"path. The developer asked: {short(agent.prompt)} " + data_skeleton(path, agent.prompt, agent.ctx.repo)))
     return True
-
