@@ -32,7 +32,7 @@ LAYERS: list[list[str]] = [
     ["tui.sandbox"],                 # bubblewrap
     ["tui.policy"],                  # allow / ask / deny
     ["tui.testing"],                 # test suites: detect, run, parse
-    ["tui.scaffold"],                # project templates
+    ["tui.scaffold", "tui.refactor"],  # project templates; refactoring engines (rename, move, signature, repair)
     ["tui.tools"],                   # the model's tools
     ["tui.engine"],                  # session, agent loop, context, prompt, grounding, verify
     ["tui.headless", "tui.acp"],     # front ends without a terminal UI

@@ -183,6 +183,37 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class Progress(Event):
+    """A wait the developer should see moving: what devagent is doing now and how far it is.
+
+    ``stage`` is one of: loading (the model), reading (the prompt: ``done`` of ``total`` tokens), writing (the
+    reply: ``done`` tokens so far), checking (a candidate or a change in a scratch copy), testing (a suite run),
+    running (a command), thinking (anything else). ``elapsed`` is seconds since this stage began. A front end
+    shows the latest Progress of a turn in one place (a spinner line or the status bar) with the cancel key, and
+    clears it on the next TextDelta, ToolCallStarted, ApprovalRequested or TurnDone.
+    """
+
+    type: ClassVar[str] = "progress"
+    stage: str
+    detail: str = ""
+    done: int = 0
+    total: int = 0
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True)
+class Detail(Event):
+    """devagent's own bookkeeping for this turn, not the conversation: what it told the model (a retry, a
+    correction, a coaching note), a raw tool call it read out of the text, a checkpoint ref. Front ends put
+    these on one collapsed per-turn "details" line the developer can expand; the transcript keeps them all.
+    ``kind``: model-note | retry | raw-call | checkpoint | connection | other."""
+
+    type: ClassVar[str] = "detail"
+    text: str
+    kind: str = "other"
+
+
+@dataclass(frozen=True)
 class FixAttempt(Event):
     """The test fix loop's progress: attempt N of limit (state "fixing"), or why it stopped."""
 
