@@ -59,8 +59,8 @@ def test_a_nested_devagent_toml_is_a_config_error(tmp_path: Path, ollama_server:
     runs = [attack.run_agent(ollama_server, "hello"), devagent(repo, "doctor"), devagent(repo, "test", "--list")]
     attack.check(*runs)
     text = no_crash(*runs)
-    assert all(run.rc == CONFIG_ERROR for run in runs), [(r.rc, r.stderr[-300:]) for r in runs]
-    assert "nested" in text and ".devagent.toml" in text
+    assert [run.rc for run in runs] == [CONFIG_ERROR, 1, CONFIG_ERROR], [(r.rc, r.stderr[-300:]) for r in runs]
+    assert all("nested more than" in run.stdout + run.stderr for run in runs) and ".devagent.toml" in text
 
 
 def test_a_nested_table_of_a_pyproject_is_a_config_error(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
@@ -70,8 +70,10 @@ def test_a_nested_table_of_a_pyproject_is_a_config_error(tmp_path: Path, ollama_
         repo = make_repo(tmp_path / name, {"pyproject.toml": "[project]\nname = 'demo'\n" + body + "\n"})
         attack = Attack(repo)
         run = attack.run_agent(ollama_server, "hello")
-        attack.check(run)
+        doctor = devagent(repo, "doctor")  # goes on past the config: the interpreter check reads it too
+        attack.check(run, doctor)
         assert run.rc == CONFIG_ERROR and "nested" in no_crash(run), (name, run.rc, run.stderr[-500:])
+        assert doctor.rc == 1 and no_crash(doctor).count("nested more than") >= 2, doctor.stdout[-1500:]
 
 
 def test_test_detection_reads_a_nested_sub_project(tmp_path: Path) -> None:

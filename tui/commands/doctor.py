@@ -76,10 +76,14 @@ def _sandbox_check(config: object) -> Check:
 def _python_check(repo: Path | None, config: object) -> Check:
     """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
     from tui import projenv
+    from tui.protocol.errors import DevagentError
 
     if repo is None:
         return Check("python", True, "not in a repository: no project interpreter to choose")
-    project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    try:
+        project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    except DevagentError as err:  # a project file it reads is refused (nested too deeply, say)
+        return Check("python", False, err.message, err.hint)
     interp = project.interpreter
     if not interp.found:
         return Check("python", False, interp.line(repo), "Create the project's environment (python3 -m venv .venv), "

@@ -8,7 +8,6 @@ Python / JSON / TOML files that do not parse. Model findings are advisory
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
 import re
@@ -17,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from tui.git.diffs import DiffIndex, to_text
+from tui.safety.parsing import TooDeep, loads_json, loads_toml, parse_python
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -33,7 +33,7 @@ class Finding:
     file: str
     line: int | None
     severity: str  # error | warning | info
-    check: str  # conflict-marker | secret | large-file | binary-file | debug | whitespace | syntax | model
+    check: str  # conflict-marker, secret, large-file, binary-file, debug, whitespace, syntax, not-checked, model
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,26 +131,30 @@ def check_files(repo: "Repo", diff: str, config: "Config") -> list[Finding]:
         data = blobs.get(f":{f.path}")
         problem = _parse_problem(f.path, data) if data is not None else None
         if problem:
-            out.append(Finding(f.path, problem[0], "error", "syntax", problem[1]))
+            severity = "warning" if problem[2] else "error"  # too deep to check is not known to be broken
+            out.append(Finding(f.path, problem[0], severity, "not-checked" if problem[2] else "syntax", problem[1]))
     return out
 
 
-def _parse_problem(path: str, data: bytes) -> tuple[int | None, str] | None:
+def _parse_problem(path: str, data: bytes) -> tuple[int | None, str, bool] | None:
+    """(line, what is wrong, whether it only could not be checked) for a file that does not parse."""
     try:
         if path.endswith(".py"):
-            ast.parse(data, filename=path)
+            parse_python(data, filename=path, limit=None)  # only "does it parse": nothing walks the tree
         elif path.endswith(".json"):
-            json.loads(data)
+            loads_json(data, path)
         elif path.endswith(".toml"):
-            tomllib.loads(data.decode("utf-8"))
+            loads_toml(data.decode("utf-8"), path)
+    except TooDeep as exc:
+        return None, f"not checked: {exc.reason}", True
     except SyntaxError as exc:
-        return exc.lineno, f"Python does not parse: {exc.msg}"
+        return exc.lineno, f"Python does not parse: {exc.msg}", False
     except json.JSONDecodeError as exc:
-        return exc.lineno, f"JSON does not parse: {exc.msg}"
+        return exc.lineno, f"JSON does not parse: {exc.msg}", False
     except tomllib.TOMLDecodeError as exc:
-        return None, f"TOML does not parse: {exc}"
+        return None, f"TOML does not parse: {exc}", False
     except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"cannot be read as text: {exc}"
+        return None, f"cannot be read as text: {exc}", False
     return None
 
 
