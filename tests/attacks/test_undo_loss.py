@@ -17,6 +17,7 @@ checkpoint after the undo, and back on disk after the undo of the undo.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -173,6 +174,8 @@ def test_planted_attributes_change_neither_bytes_nor_break_checkpoints(tmp_path:
                            call("write_file", path="new.txt", content="written after\n"))
     assert (repo / "new.txt").exists(), run.stdout[-2000:]  # (git apply writes it through the attributes)
     first = undo(repo)  # the write_file step
-    second = undo(repo)  # the command
+    listed = json.loads(devagent(repo, "checkpoints", "--json").stdout)
+    before_command = next(c["name"] for c in listed if c["label"].startswith("before printf"))
+    second = devagent(repo, "undo", "--yes", before_command)  # the command
     attack.check(run, first, second, allow_rc=(0,))
     assert (repo / "notes.txt").read_bytes() == b"lf only\nlines\n" and not (repo / ".gitattributes").exists()
