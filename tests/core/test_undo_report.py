@@ -99,6 +99,24 @@ def test_the_working_tree_equal_to_a_checkpoint_and_json(repo: Path) -> None:
         ("s1/2", ["app.py"], ["app.py"]), ("s1/1", ["app.py"], [])]
 
 
+def test_a_file_saved_by_an_undo_is_no_change_while_it_is_the_same(repo: Path) -> None:
+    """The checkpoint an undo takes holds a file no checkpoint covered (it was ignored); once the working tree is
+    back to that state, the file is there with the same bytes: restoring that checkpoint changes nothing."""
+    (repo / "notes.txt").write_text("draft\n")
+    cps.create(repo, "before ignoring", "s1")
+    (repo / ".gitignore").write_text("notes.txt\n")
+    (repo / "notes.txt").write_text("later\n")
+    first = devagent(repo, "undo", "--yes")
+    assert "Saved first: notes.txt (1 file no checkpoint holds" in first.stdout and "keeps it" in first.stdout
+    again = devagent(repo, "undo", "--yes")  # the undo of the undo
+    assert again.returncode == 0 and (repo / "notes.txt").read_text() == "later\n", again.stdout + again.stderr
+    text = "\n".join(listing(repo))
+    assert "before undo to s1/1 (before ignoring)\n     then 2 files (.gitignore, notes.txt) changed; the working " \
+           "tree equals it\n     also holds what an undo replaced, saved first: notes.txt" in text, text
+    third = devagent(repo, "undo", "--yes")  # the newest that really differs: the one before the undo of the undo
+    assert "Checkpoint s1/3" in third.stdout and (repo / "notes.txt").read_text() == "draft\n", third.stdout
+
+
 def test_a_session_filter_still_counts_up_to_the_next_checkpoint(repo: Path) -> None:
     cps.create(repo, "mine", "s1")
     (repo / "app.py").write_text("edited\n")

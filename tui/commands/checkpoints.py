@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     now = checkpoints.snapshot_tree(repo)
     newer = {c.sha: (every[i - 1].tree if i else now) for i, c in enumerate(every)}
     after = changed_between(repo, [(c.tree, newer[c.sha]) for c in shown])
-    differs = changed_between(repo, [(now, c.tree) for c in shown])
+    differs = checkpoints.restoring_changes(repo, [c.tree for c in shown], now)
     if args.json:
         print(json.dumps([{"name": c.short, "ref": c.ref, "sha": c.sha, "label": c.label, "created": c.created,
                            "session": c.session_id, "changed_after": a, "restoring_changes": d, "files": c.files,
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         restoring = f"restoring it changes {_files(d)}" if d else "the working tree equals it"
         print(f"     {then}{' (up to now)' if c is every[0] else ''}; {restoring}")
         if c.saved:
-            print(f"     also holds, saved before an undo replaced them: {visible(', '.join(c.saved[:4]))}")
+            print(f"     also holds what an undo replaced, saved first: {visible(', '.join(c.saved[:4]))}")
         if c.not_covered:
             print(f"     not covered: {visible('; '.join(c.not_covered))}")
     print("Restore one with `devagent undo NAME` (shows the diff first). Ignored files are not covered.")

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.git.repo import find_repo
     from tui.git import checkpoints
     from tui.git.diffs import DiffIndex
-    from tui.git.undoplan import describe, plural
+    from tui.git.undoplan import describe, plural, saved_note
     from tui.protocol.errors import RepoError
     from tui.git.repo import Repo
 
@@ -56,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for line in describe(seen.committed, len(seen.files)):
         print(visible(line))
     if seen.save:
-        print(f"Saved first: {visible(', '.join(seen.save[:5]))}{' ...' if len(seen.save) > 5 else ''} "
-              f"({plural(len(seen.save), 'file')} no checkpoint holds, that undo replaces): the checkpoint taken "
-              "before it keeps them, so undoing the undo brings them back.")
+        print(visible(saved_note(seen.save)))
     print(f"Restoring changes {plural(len(seen.files), 'file')} in the working tree (ignored files are not covered).")
     if not args.yes:
         if not sys.stdin.isatty():

@@ -13,6 +13,7 @@ never the index, and never through a symlinked directory.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -21,8 +22,8 @@ from pathlib import Path
 
 from tui.safety import paths
 from tui.git.diffs import to_text
-from tui.git.snapshot import nested_repos, snapshot, snapshot_tree
-from tui.git.undoplan import Committed, committed, tree_changes, unheld
+from tui.git.snapshot import listing, nested_repos, snapshot, snapshot_tree
+from tui.git.undoplan import Committed, Unheld, changed_between, committed, tree_changes, unheld
 from tui.protocol.errors import DevagentError, RepoError
 from tui.git.facade import GIT_CONFIG
 from tui.git.repo import Repo
@@ -161,8 +162,9 @@ def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
         raise RepoError("There are no checkpoints in this repository yet.",
                         "devagent takes one before every approved edit and command.")
     if name is None:  # the newest one that differs from now (skips e.g. a checkpoint taken after a command)
-        now = snapshot_tree(_repo(repo))
-        return next((cp for cp in cps if cp.tree != now), cps[0])
+        r = _repo(repo)
+        now = snapshot_tree(r)
+        return next((cp for cp in cps if cp.tree != now and as_restore_sees(r, cp.tree, now)[0] != cp.tree), cps[0])
     for cp in cps:
         if name in (cp.ref, cp.short) or (len(name) >= 7 and cp.sha.startswith(name)):
             return cp
@@ -213,18 +215,42 @@ class UndoPreview:
     committed: list[Committed]  # changes it reverses that commits since the checkpoint hold
 
 
+def as_restore_sees(r: Repo, target: str, now: str | None = None) -> tuple[str, Unheld]:
+    """(the tree restore compares ``target`` with, its plan): the working tree with the files restore would save
+    first, so one that equals the checkpoint's copy (a file ignored since, unchanged) is no change at all."""
+    now = now or snapshot_tree(r)
+    plan = unheld(r, tree_changes(r, now, target))
+    return (snapshot(r, plan.save)[0] if plan.save else now), plan
+
+
+def restoring_changes(repo: Path | Repo, trees: list[str], now: str | None = None) -> list[list[str]]:
+    """For each checkpoint tree, the files restoring it would change now (what ``preview`` says, for many at once):
+    a file no checkpoint covers now (ignored since) that equals the checkpoint's copy is no change."""
+    r = _repo(repo)
+    now = now or snapshot_tree(r)
+    differs = changed_between(r, [(now, tree) for tree in trees])
+    covered = set(listing(r).files)
+    extra = sorted({p for names in differs for p in names
+                    if p not in covered and (os.path.islink(r.root / p) or os.path.isfile(r.root / p))})
+    if not extra:
+        return differs
+    full = snapshot(r, extra)[0]
+    with_extra = changed_between(r, [(full, tree) for tree in trees])
+    return [[p for p in names if p not in extra or p in set(more)] for names, more in zip(differs, with_extra)]
+
+
 def preview(repo: Path | Repo, cp: Checkpoint) -> UndoPreview:
     r = _repo(repo)
-    now = snapshot_tree(r)
     target = f"{cp.sha}^{{tree}}"
+    now, plan = as_restore_sees(r, target)
     changes = tree_changes(r, now, target)
-    plan = unheld(r, changes)
     try:
         _refuse_unless_safe(cp, plan.blocked, plan.refuse)
         problem = ""
     except RepoError as err:
         problem = str(err)
-    return UndoPreview(_tree_diff(r, now, target), changes.paths, plan.save, problem,
+    touched = set(changes.paths)
+    return UndoPreview(_tree_diff(r, now, target), changes.paths, [p for p in plan.save if p in touched], problem,
                        committed(r, cp.sha, now, changes.paths))
 
 

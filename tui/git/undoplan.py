@@ -168,6 +168,16 @@ def describe(found: list[Committed], total: int) -> list[str]:
     return lines
 
 
+def saved_note(save: list[str]) -> str:
+    """The sentence that tells the developer which files undo saves before it replaces them ('' for none)."""
+    if not save:
+        return ""
+    them = "it" if len(save) == 1 else "them"
+    names = ", ".join(save[:5]) + (" ..." if len(save) > 5 else "")
+    return (f"Saved first: {names} ({plural(len(save), 'file')} no checkpoint holds, that this undo replaces): the "
+            f"checkpoint taken before the undo keeps {them}, so undoing the undo brings {them} back.")
+
+
 def changed_between(r: Repo, pairs: list[tuple[str, str]]) -> list[list[str]]:
     """The files that differ between each pair of trees, through one ``git diff-tree --stdin``."""
     unique = list(dict.fromkeys(p for p in pairs if p[0] != p[1]))

@@ -29,7 +29,7 @@ async def _undo(screen: "MainScreen") -> None:
     from tui.app.widgets.agent_pane import AgentPane
     from tui.git import checkpoints
     from tui.git.repo import Repo
-    from tui.git.undoplan import describe, plural
+    from tui.git.undoplan import describe, plural, saved_note
 
     try:
         repo = await asyncio.to_thread(Repo, screen.repo)
@@ -46,11 +46,7 @@ async def _undo(screen: "MainScreen") -> None:
     if seen.problem:
         screen.notify(f"Undo: {seen.problem}", severity="error", timeout=12)
         return
-    notes = describe(seen.committed, len(seen.files))
-    if seen.save:
-        notes.append(f"Saved first: {', '.join(seen.save[:5])}{' ...' if len(seen.save) > 5 else ''} "
-                     f"({plural(len(seen.save), 'file')} no checkpoint holds, that undo replaces): the checkpoint "
-                     "taken before the undo keeps them.")
+    notes = describe(seen.committed, len(seen.files)) + ([saved_note(seen.save)] if seen.save else [])
     if not await screen.app.push_screen_wait(UndoScreen(seen.diff, what, len(seen.files), notes)):
         screen.notify("Undo cancelled; nothing changed.", timeout=3)
         return
