@@ -46,6 +46,20 @@ def test_undo_names_the_commit_that_holds_what_it_reverses(repo: Path) -> None:
     assert " M app.py" in git(repo, "status", "--porcelain")  # the working tree now undoes the commit
 
 
+def test_a_file_now_as_committed_is_reported_whichever_checkpoint(repo: Path) -> None:
+    """Undo, undo of the undo, then undo again: the last one deletes a file that is committed (before that
+    checkpoint was taken), so the working tree will no longer match HEAD: said, with the commit."""
+    cps.create(repo, "before run_command", "s1")
+    (repo / ".gitignore").write_text("*.log\n")
+    sha = commit(repo, "chore: ignore logs", ".gitignore")
+    assert f".gitignore: in {sha} chore: ignore logs" in devagent(repo, "undo", "--yes").stdout
+    redo = devagent(repo, "undo", "--yes")
+    assert redo.returncode == 0 and "Already committed" not in redo.stdout  # it makes the tree match HEAD again
+    again = devagent(repo, "undo", "--yes")
+    assert "Already committed: the file this undo changes back" in again.stdout, again.stdout
+    assert f".gitignore: in {sha} chore: ignore logs" in again.stdout and not (repo / ".gitignore").exists()
+
+
 def test_nothing_committed_says_nothing_and_the_prompt_comes_after_the_report(repo: Path) -> None:
     cps.create(repo, "before edit", "s1")
     (repo / "app.py").write_text("changed\n")

@@ -251,7 +251,7 @@ def preview(repo: Path | Repo, cp: Checkpoint) -> UndoPreview:
         problem = str(err)
     touched = set(changes.paths)
     return UndoPreview(_tree_diff(r, now, target), changes.paths, [p for p in plan.save if p in touched], problem,
-                       committed(r, cp.sha, now, changes.paths))
+                       committed(r, cp.sha, now, changes))
 
 
 def changes_since(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:

@@ -130,38 +130,55 @@ class Committed:
     whole: bool  # HEAD has the file as it is now: all of the change is committed
 
 
-def committed(r: Repo, checkpoint_sha: str, now_tree: str, changed: list[str]) -> list[Committed]:
-    """Of the files restoring changes back, those the commits made since the checkpoint changed as well."""
-    head = r.head()
-    if not head or not changed:
-        return []
-    parent = to_text(r.run_git("rev-parse", "--verify", "-q", f"{checkpoint_sha}^").stdout).strip()
-    since = to_text(r.git("diff-tree", "-r", "-z", "--no-renames", "--name-only", parent or EMPTY_TREE, head))
-    moved = set(since.split("\0")) & set(changed)
-    if not moved:
-        return []
-    differs = set(to_text(r.git("diff-tree", "-r", "-z", "--no-renames", "--name-only", head, now_tree)).split("\0"))
-    log = to_text(r.git("log", "-z", "-n", "200", "--no-renames", "--name-only", "--format=%x01%h %s",
-                        *([f"{parent}..{head}"] if parent else [head])))
-    touched: dict[str, list[tuple[str, str]]] = {}
+def _names(r: Repo, old: str, new: str) -> set[str]:
+    return set(to_text(r.git("diff-tree", "-r", "-z", "--no-renames", "--name-only", old, new)).split("\0")) - {""}
+
+
+def _commits(r: Repo, *revs: str) -> dict[str, list[tuple[str, str]]]:
+    """path -> [(short id, subject)] of the commits (newest first, at most 300) that changed it."""
+    log = to_text(r.git("log", "-z", "-n", "300", "--no-renames", "--name-only", "--format=%x01%h %s", *revs))
+    found: dict[str, list[tuple[str, str]]] = {}
     for record in log.split("\x01")[1:]:  # "\x01<short> <subject>\0\n<file>\0<file>\0..."
         header, _, names = record.partition("\0\n")
         short, _, subject = header.rstrip("\0").partition(" ")
         for name in names.split("\0"):
-            if name in moved:
-                touched.setdefault(name, []).append((short, subject))
-    return [Committed(p, touched.get(p, []), p not in differs) for p in changed if p in moved]
+            if name:
+                found.setdefault(name, []).append((short, subject))
+    return found
+
+
+def committed(r: Repo, checkpoint_sha: str, now_tree: str, changes: Changes) -> list[Committed]:
+    """Of the files restoring changes back, those whose change is committed: the commits since the checkpoint
+    changed them (all of it when the file is now as HEAD has it, else partly), or the file is now exactly as
+    HEAD has it and restoring makes it differ (say an undo of an undo, after you committed in between)."""
+    head = r.head()
+    changed = changes.paths
+    if not head or not changed:
+        return []
+    target = f"{checkpoint_sha}^{{tree}}"
+    parent = to_text(r.run_git("rev-parse", "--verify", "-q", f"{checkpoint_sha}^").stdout).strip()
+    since = _names(r, parent or EMPTY_TREE, head) & set(changed)
+    differs_now, differs_target = _names(r, head, now_tree), _names(r, head, target)
+    present = {p for p in changed if p not in changes.added}  # in the working tree now
+    whole = {p for p in changed if p not in differs_now and p in differs_target and (p in present or p in since)}
+    partly = {p for p in since if p in differs_now and p in differs_target}
+    if not whole | partly:
+        return []
+    recent = _commits(r, f"{parent}..{head}") if parent and since else {}
+    older = _commits(r, head) if whole - since else {}
+    return [Committed(p, recent.get(p) or older.get(p, [])[:1], p in whole) for p in changed if p in whole | partly]
 
 
 def describe(found: list[Committed], total: int) -> list[str]:
     """Lines for the developer: which changes are committed, in which commits, and what undo does about it."""
     if not found:
         return []
-    lines = [f"Already committed: {len(found)} of the {plural(total, 'file')} this undo changes back. Undo restores "
-             "only the working tree: the commits stay, and afterwards the working tree undoes them "
-             "(git status shows it)."]
+    which = (f"{len(found)} of the {plural(total, 'file')}" if len(found) < total else
+             "the file" if total == 1 else f"all {total} files")
+    lines = [f"Already committed: {which} this undo changes back. Undo restores only the working tree: the commits "
+             "stay, and afterwards the working tree undoes them (git status shows it)."]
     for c in found[:20]:
-        where = ", ".join(f"{short} {subject}" for short, subject in c.commits[:3]) or "a commit since then"
+        where = ", ".join(f"{short} {subject}" for short, subject in c.commits[:3]) or "an older commit"
         lines.append(f"  {c.path}: {'' if c.whole else 'partly, '}in {where}")
     if len(found) > 20:
         lines.append(f"  ... and {len(found) - 20} more")
