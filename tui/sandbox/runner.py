@@ -156,8 +156,12 @@ class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
-                 bound: PidsBound | None = None) -> None:
+                 bound: PidsBound | None = None, view: Path | None = None, view_ro: list[Path] | None = None) -> None:
         self.repo = Path(os.path.realpath(repo))
+        # A throwaway copy of the tree that commands see at the repo's path (engine/work/scratch.py), and the
+        # real tree's ignored directories bound read-only into it; None: commands see the tree itself.
+        self.view = Path(os.path.realpath(view)) if view is not None else None
+        self.view_ro = [str(p) for p in (view_ro or []) if os.path.isdir(p) and not os.path.islink(p)]
         hostpath.distrust(self.repo)
         self.config = config
         self.info = info or detect(config)
@@ -195,6 +199,8 @@ class Sandbox:
         project = projenv.for_command(self.repo, self.config, workdir)
         extra = {**project.env, **(env or {})}
         if self.info.kind != "bwrap":
+            if self.view is not None:  # without bwrap nothing can show the copy at the repo's path
+                raise SandboxError("a throwaway copy of the tree needs bubblewrap", "Nothing was run.")
             return argv, child_env(self.config, self._plain_home(), marker, extra), workdir
         if self._gitdirs is None:
             self._gitdirs = git_dirs(self.repo)
@@ -204,7 +210,7 @@ class Sandbox:
         writable = [w for w in writable if os.path.exists(w)]
         masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable,
+                          masks=masks, writable=writable, view=self.view, view_ro=self.view_ro,
                           ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
                                                         "" if isinstance(command, str) else argv[0]))
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
@@ -323,7 +329,7 @@ class Sandbox:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
                         "(limits.max_processes)]\n".encode())
-            for note in leftovers.sweep(self.repo):  # the whole tree is gone: nothing can add more now
+            for note in leftovers.sweep(self.view or self.repo):  # the whole tree is gone: nothing can add more now
                 out.add(f"\n[devagent: {note}]\n".encode())
             out.close()
         code = None if killed else transport.get_returncode()
