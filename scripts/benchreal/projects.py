@@ -11,6 +11,9 @@ for _project in PROJECTS:
     _project.tasks = [*_project.tasks, *tasks_dev.BY_PROJECT.get(_project.name, []),
                       *tasks_fresh.BY_PROJECT.get(_project.name, [])]
     _project.plants = {**_project.plants, **tasks_fresh.PLANTS.get(_project.name, {})}
+# The "new" half (issue 29): projects of its own, nobody's tasks but its own.
+NEW_PROJECTS: list[Project] = []
+PROJECTS += NEW_PROJECTS
 
 
 def all_tasks() -> list[tuple[Project, Task]]:

@@ -26,11 +26,11 @@ import bench_real  # noqa: E402
 from bench_common import Outcome  # noqa: E402
 from benchreal import sources  # noqa: E402
 from benchreal.fixtures import Fixtures, apply_edits  # noqa: E402
-from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
+from benchreal.projects import NEW_PROJECTS, PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.report import Result, console_line, summary, write_transcript  # noqa: E402
 from benchreal.selfcheck import SelfCheck  # noqa: E402
-from benchreal.spec import HIDDEN_HALVES, KINDS, Write  # noqa: E402
+from benchreal.spec import HIDDEN_HALVES, OLD_KINDS, Write  # noqa: E402
 from benchreal.suite import run_code  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
@@ -42,16 +42,20 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Fixtures:
     return Fixtures(tmp_path_factory.mktemp("bench-real"))
 
 
+OLD_PROJECTS = [p for p in PROJECTS if p not in NEW_PROJECTS]
+
+
 def test_task_data_has_the_promised_shape() -> None:
     tasks = [t for _, t in all_tasks()]
-    assert len(tasks) >= 40 and len(PROJECTS) >= 4
-    assert len({t.id for t in tasks}) == len(tasks), "task ids are unique"
+    assert len({t.id for t in tasks}) == len(tasks), "task ids are unique, across all halves"
+    tasks = [t for p in OLD_PROJECTS for t in p.tasks]
+    assert len(tasks) >= 40 and len(OLD_PROJECTS) >= 4
     kinds = Counter(t.kind for t in tasks)
-    assert set(kinds) == set(KINDS) and min(kinds.values()) >= 3, kinds
-    layouts = {p.env.layout for p in PROJECTS}
+    assert set(kinds) == set(OLD_KINDS) and min(kinds.values()) >= 3, kinds
+    layouts = {p.env.layout for p in OLD_PROJECTS}
     assert {"repo-venv", "active-venv", "pythonpath", "node"} <= layouts
-    assert {p.suite.parser for p in PROJECTS} >= {"pytest", "unittest", "tape"}
-    for project in PROJECTS:
+    assert {p.suite.parser for p in OLD_PROJECTS} >= {"pytest", "unittest", "tape"}
+    for project in OLD_PROJECTS:
         assert len(project.source.sha256) == 64
         halves = Counter(t.half for t in project.tasks)
         assert set(halves) - {"dev", "fresh"} == {"tune", "heldout"}, project.name
@@ -62,11 +66,11 @@ def test_task_data_has_the_promised_shape() -> None:
             assert set(task.plants) <= set(project.plants), task.id
             if not task.reference.edits:
                 assert task.reference.wrong, f"{task.id}: a question needs a wrong answer to fail on"
-    for kind in KINDS:
+    for kind in OLD_KINDS:
         halves = Counter(t.half for t in tasks if t.kind == kind)
         assert abs(halves["tune"] - halves["heldout"]) <= 1, kind
     fresh = Counter(t.kind for t in tasks if t.half == "fresh")
-    assert fresh == dict.fromkeys(KINDS, 2), fresh  # the fresh half: every kind twice
+    assert fresh == dict.fromkeys(OLD_KINDS, 2), fresh  # the fresh half: every kind twice
 
 
 def test_hidden_halves_keep_their_details_off_the_console_and_json(
@@ -115,7 +119,7 @@ def _pick(project_name: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("project_name", [p.name for p in PROJECTS])
+@pytest.mark.parametrize("project_name", [p.name for p in OLD_PROJECTS])
 def test_selfcheck_proves_checks_of_every_project(project_name: str, fixtures: Fixtures) -> None:
     project = next(p for p in PROJECTS if p.name == project_name)
     for task in (t for t in project.tasks if t.id in _pick(project_name)):
@@ -181,3 +185,4 @@ def test_checks_run_the_models_code_confined_to_the_work_dir(tmp_path: Path) -> 
     assert not ok and not outside.exists(), "code the model wrote cannot write outside the work dir"
     ok, why = run_code(fixtures, qs, tmp_path, write.format(json.dumps(str(inside))))
     assert ok and inside.exists(), why
+
