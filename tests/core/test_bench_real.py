@@ -186,3 +186,32 @@ def test_checks_run_the_models_code_confined_to_the_work_dir(tmp_path: Path) -> 
     ok, why = run_code(fixtures, qs, tmp_path, write.format(json.dumps(str(inside))))
     assert ok and inside.exists(), why
 
+
+def test_devagent_option_refuses_a_directory_that_is_no_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_real.main(["--list", "--devagent", str(tmp_path)]) == 2
+    assert "no devagent checkout there" in capsys.readouterr().err
+
+
+FAKE_DEVAGENT = '''import json, sys
+print(json.dumps({"type": "turn_done", "text": "naturalsize(1) returns '1 Byte'. (from " + __file__ + ")"}))
+'''
+
+
+@pytest.mark.slow
+def test_devagent_option_runs_the_other_checkouts_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--devagent PATH: `python -m tui` with PATH first on PYTHONPATH, so a baseline runs an older checkout's
+    agent (here a stand-in checkout whose `tui` answers without a model) on the same tasks and checks."""
+    other = tmp_path / "other-checkout"
+    (other / "tui").mkdir(parents=True)
+    (other / "tui" / "__init__.py").write_text("")
+    (other / "tui" / "__main__.py").write_text(FAKE_DEVAGENT)
+    rc = bench_real.main(["--host", "http://127.0.0.1:9", "--only", "hz_behaviour_one_byte", "--devagent", str(other),
+                          "--work", str(tmp_path / "w"), "--out", str(tmp_path / "out"),
+                          "--json", str(tmp_path / "r.json"), "--timeout", "120"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    assert f"devagent from {other}" in captured.err
+    answer = json.loads((tmp_path / "out" / "tune" / "hz_behaviour_one_byte" / "result.json").read_text())["answer"]
+    assert str(other / "tui" / "__main__.py") in answer, "the other checkout's tui ran"
+    assert str(other) in json.loads((tmp_path / "r.json").read_text())["devagent"]
