@@ -10,10 +10,11 @@ disk and what the answer says. Tasks are split into a "tune" and a "heldout" hal
 "fresh", written by a separate engineer: benchreal/tasks_fresh.py, not to be read while tuning); the transcripts
 and failure details of the hidden halves ("heldout", "fresh") go to OUT/<half> only, never to the console.
 
-`--devagent PATH` runs the devagent of another checkout (a git worktree of an older commit, say) on any half,
-for a baseline.
+A third hidden half, "new" (benchreal/tasks_new_*.py), is the untouched half of issue 29: five projects nobody
+here had used, written before the agent was tuned on them; `--devagent PATH` runs the devagent of another
+checkout (a git worktree of an older commit, say) on any half, for a baseline.
 
-usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|all] [--project NAME]
+usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|new|all] [--project NAME]
                              [--only TASK,...] [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR]
                              [--json FILE] [--constrain auto|always] [--devagent CHECKOUT]
 """

@@ -30,7 +30,7 @@ from benchreal.projects import NEW_PROJECTS, PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.report import Result, console_line, summary, write_transcript  # noqa: E402
 from benchreal.selfcheck import SelfCheck  # noqa: E402
-from benchreal.spec import HIDDEN_HALVES, OLD_KINDS, Write  # noqa: E402
+from benchreal.spec import HALVES, HIDDEN_HALVES, NEW_KINDS, OLD_KINDS, Write  # noqa: E402
 from benchreal.suite import run_code  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
@@ -73,9 +73,33 @@ def test_task_data_has_the_promised_shape() -> None:
     assert fresh == dict.fromkeys(OLD_KINDS, 2), fresh  # the fresh half: every kind twice
 
 
+def test_the_new_half_is_registered_hidden_and_complete() -> None:
+    """Issue 29's untouched half: its own projects (none used before), >= 25 tasks over every work kind (each at
+    least twice), >= 2 of the projects in JavaScript/TypeScript, every task with a reference and a wrong one."""
+    assert "new" in HALVES and "new" in HIDDEN_HALVES
+    tasks = [t for _, t in all_tasks() if t.half == "new"]
+    assert len(tasks) >= 25 and len({t.id for t in tasks}) == len(tasks)
+    assert {t.id for p in NEW_PROJECTS for t in p.tasks} == {t.id for t in tasks}, "only new projects carry it"
+    assert len(NEW_PROJECTS) >= 5
+    old_names = {p.source.name for p in OLD_PROJECTS} | {"more-itertools", "iniconfig"}
+    assert not old_names & {p.source.name for p in NEW_PROJECTS}, "projects nobody here had used"
+    assert sum(p.env.layout == "node" for p in NEW_PROJECTS) >= 2
+    assert any(p.suite.parser == "jest" and "tsc" in " ".join(p.suite.argv) for p in NEW_PROJECTS), \
+        "a TypeScript project judged by its own type checker"
+    kinds = Counter(t.kind for t in tasks)
+    assert set(kinds) == set(NEW_KINDS) and min(kinds.values()) >= 2, kinds
+    for project in NEW_PROJECTS:
+        assert len(project.tasks) >= 5, project.name
+        for task in project.tasks:
+            assert set(task.plants) <= set(project.plants), task.id
+            assert task.reference.edits or task.reference.wrong, task.id
+            assert task.reference.wrong or task.reference.wrong_edits, f"{task.id}: something wrong must fail"
+    assert bench_real.main(["--list", "--half", "new"]) == 0
+
+
 def test_hidden_halves_keep_their_details_off_the_console_and_json(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert HIDDEN_HALVES == {"heldout", "fresh"}
+    assert HIDDEN_HALVES == {"heldout", "fresh", "new"}
     rows = [Result(f"t_{half}", "qs", "count", half, False, 1.5, why=f"SECRET-{half}", tools=["run_tests"])
             for half in ("tune", "heldout", "dev", "fresh")]
     for row in rows:
