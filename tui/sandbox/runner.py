@@ -156,9 +156,12 @@ class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
-                 bound: PidsBound | None = None) -> None:
+                 bound: PidsBound | None = None, read_only: tuple[str, ...] = ()) -> None:
+        """``read_only``: more directories the commands see read-only (a refactoring's scratch copy runs with the
+        work tree and a TypeScript install bound read-only; under /tmp they would be hidden by the private /tmp)."""
         self.repo = Path(os.path.realpath(repo))
         hostpath.distrust(self.repo)
+        self.read_only = tuple(os.path.realpath(p) for p in read_only)
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
@@ -202,11 +205,15 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
-        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
+        masks = secret_masks(self.config, self.repo)
+        for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
+            masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
                           masks=masks, writable=writable,
                           ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
-                                                        "" if isinstance(command, str) else argv[0]))
+                                                        "" if isinstance(command, str) else argv[0]),
+                          after_repo=[p for p in self.read_only if os.path.isdir(p)])
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
