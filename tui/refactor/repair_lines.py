@@ -130,7 +130,9 @@ def _yaml_align(lines: list[str], i: int) -> list[str] | None:
         if j < 1 or not lines[j].strip() or lines[j].lstrip().startswith("#"):
             continue
         own = _indent(lines[j])
-        levels = {_indent(ln) for ln in lines[:j] if ln.strip() and not ln.lstrip().startswith("#")}
+        above = [ln for ln in lines[:j] if ln.strip() and not ln.lstrip().startswith("#")]
+        block = next((k for k in range(len(above) - 1, -1, -1) if _indent(above[k]) == 0), 0)
+        levels = {_indent(ln) for ln in above[block:]}  # the levels of the top-level block the line is in
         if own in levels or not levels:
             continue
         best = min(abs(lv - own) for lv in levels)
