@@ -13,6 +13,7 @@ is tried, and so on until it parses; every key and value of the damaged text mus
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from tui.protocol.errors import PathRefused
@@ -89,8 +90,8 @@ def repair_file(repo: Path, rel: str) -> Outcome:
     text = _read(repo, rel)
     fixed, engine = repair_text(text, kind, rel)
     before, after = text.encode("utf-8"), fixed.encode("utf-8")
-    changed = sum(1 for a, b in zip(text.splitlines(), fixed.splitlines()) if a != b) + abs(
-        len(text.splitlines()) - len(fixed.splitlines()))
+    ops = difflib.SequenceMatcher(None, text.splitlines(), fixed.splitlines(), autojunk=False).get_opcodes()
+    changed = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
     return Outcome("repair", engine, f"repair {rel}: {changed} lines changed, every value kept",
                    [FileChange(rel, before, after)], checks=[Check("parse", True, f"{rel} parses as strict {kind.upper()}"),
                                                              Check("values", True, "every key and value of the damaged "
