@@ -156,13 +156,15 @@ class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
-                 bound: PidsBound | None = None, view: Path | None = None, view_ro: list[Path] | None = None) -> None:
+                 bound: PidsBound | None = None, read_only: tuple[str, ...] = (), view: Path | None = None) -> None:
+        """``read_only``: more directories the commands see read-only (a refactoring's scratch copy runs with the
+        work tree and a TypeScript install bound read-only; under /tmp they would be hidden by the private /tmp)."""
         self.repo = Path(os.path.realpath(repo))
-        # A throwaway copy of the tree that commands see at the repo's path (engine/work/scratch.py), and the
-        # real tree's ignored directories bound read-only into it; None: commands see the tree itself.
+        # A throwaway copy of the tree that commands see at the repo's path (engine/work/scratch.py); None: the
+        # tree itself. The real tree's ignored directories the checks need come in read_only.
         self.view = Path(os.path.realpath(view)) if view is not None else None
-        self.view_ro = [str(p) for p in (view_ro or []) if os.path.isdir(p) and not os.path.islink(p)]
         hostpath.distrust(self.repo)
+        self.read_only = tuple(os.path.realpath(p) for p in read_only)
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
@@ -208,11 +210,15 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
-        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
+        masks = secret_masks(self.config, self.repo)
+        for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
+            masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable, view=self.view, view_ro=self.view_ro,
+                          masks=masks, writable=writable, view=self.view,
                           ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
-                                                        "" if isinstance(command, str) else argv[0]))
+                                                        "" if isinstance(command, str) else argv[0]),
+                          after_repo=[p for p in self.read_only if os.path.isdir(p)])
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 

@@ -139,7 +139,9 @@ class Scratch:
         from tui.sandbox.runner import Sandbox
 
         assert self.root is not None
-        box = Sandbox(self.repo, config, info, view=self.root, view_ro=[self.repo / p for p in self.ignored])
+        ignored = tuple(str(self.repo / p) for p in self.ignored
+                        if (self.repo / p).is_dir() and not (self.repo / p).is_symlink())
+        box = Sandbox(self.repo, config, info, view=self.root, read_only=ignored)
         return box if box.info.kind == "bwrap" else None
 
     def close(self) -> None:
