@@ -31,9 +31,11 @@ ALLOWED = {
     ("tui/safety/parsing.py", "tomllib.loads"): "the one wrapper",
     ("tui/safety/parsing.py", "ast.parse"): "the one wrapper",
     ("tui/safety/parsing.py", "compile"): "the one wrapper",
+    ("tui/safety/parsing.py", "yaml.safe_load_all"): "the one wrapper",
+    ("tui/refactor/repair_json.py", "json_repair.loads"): "text repair_text checked for depth; RecursionError caught",
 }
 PARSERS = {"json.loads", "json.load", "tomllib.loads", "tomllib.load", "ast.parse", "ast.literal_eval", "compile",
-           "yaml.load", "yaml.safe_load"}
+           "yaml.load", "yaml.safe_load", "yaml.load_all", "yaml.safe_load_all", "json_repair.loads"}
 
 
 def _calls(path: Path) -> set[str]:
@@ -137,6 +139,17 @@ def test_python_without_a_walk_only_refuses_what_the_parser_cannot_do() -> None:
         parse_python("def (:")
     with pytest.raises((SyntaxError, ValueError)):  # NUL bytes: which one depends on the Python version
         parse_python("x = 1\0")
+
+
+@pytest.mark.parametrize("text", ["a:\n" + "".join(" " * i + "a:\n" for i in range(1, 3000)) + " " * 3000 + "b\n",
+                                  "- " * 3000 + "x\n", "x: " + "[" * 5000 + "]" * 5000 + "\n"])
+def test_yaml_nested_by_indentation_dashes_or_brackets(text: str) -> None:
+    with pytest.raises(TooDeep, match="ci.yml: nested more than"):
+        parsing.yaml_documents(text, "ci.yml")
+
+
+def test_yaml_at_the_limit() -> None:
+    assert parsing.yaml_documents("- " * (MAX_DEPTH - 1) + "x\n---\nb: 1\n")[1] == {"b": 1}
 
 
 def test_compile_check() -> None:

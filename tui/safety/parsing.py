@@ -86,6 +86,20 @@ def loads_toml(text: str, what: str = "", *, limit: int = MAX_DEPTH) -> dict[str
     return value
 
 
+def yaml_documents(text: str, what: str = "", *, limit: int = MAX_DEPTH) -> list[Any]:
+    """Every document of a YAML stream (PyYAML's safe loader); TooDeep past ``limit`` levels, which YAML nests by
+    indentation and ``- - -`` as well as brackets; yaml.YAMLError when it is not YAML."""
+    import yaml
+
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except (RecursionError, MemoryError):
+        raise TooDeep(what, limit) from None
+    if data_depth_over(docs, limit + 1):
+        raise TooDeep(what, limit)
+    return docs
+
+
 def parse_python(source: str | bytes, filename: str = "<unknown>", *, what: str = "",
                  limit: int | None = MAX_PY_DEPTH) -> ast.Module:
     """``ast.parse``; SyntaxError (and ValueError for NUL bytes) as usual, TooDeep when the parser overflows or
