@@ -1,9 +1,9 @@
-"""The conversation: prompts, streamed replies (Markdown), tool-call lines and notices.
+"""The conversation: prompts, streamed replies (shown literally), tool-call lines and notices.
 
 Streaming follows DESIGN.md: tokens are buffered and shown at most once per frame. A flush is
 scheduled only when text arrives (the first token after a pause is shown at once, a steady stream
 once per FRAME), so an idle pane costs nothing. Each reply is one Line-API widget (reply_block.py)
-that renders finished Markdown blocks once and re-renders only the growing tail.
+that renders finished blocks once and re-renders only the growing tail.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from textual.widgets import Static
 
 from tui.app.keymap import hints
 
-from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown
+from tui.app.widgets.details_line import DetailsLine
+from tui.app.widgets.reply_block import Reply, finished_prefix
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
-__all__ = ["AgentPane", "Reply", "finished_prefix", "render_markdown", "FRAME"]
+__all__ = ["AgentPane", "Reply", "finished_prefix", "FRAME"]
 
 FRAME = 1 / 30
 
@@ -45,6 +46,8 @@ class AgentPane(VerticalScroll):
         self._dirty: set[Reply] = set()
         self._calls: dict[str, ToolCallLine] = {}
         self._keyed: dict[str, Static] = {}  # notice key -> the line showing it
+        self._request: Static | None = None  # the current request's prompt line (its details line goes below)
+        self._details: DetailsLine | None = None  # the current request's details (or the session's, before one)
         self._scheduled = False
         self._last_flush = 0.0
         self.tokens_received = 0
@@ -70,7 +73,30 @@ class AgentPane(VerticalScroll):
     def add_prompt(self, prompt: str) -> None:
         self._remove_welcome()
         self.end_reply()
-        self.mount(Static(Text("› " + visible(prompt)), classes="prompt"))
+        self._request, self._details = Static(Text("› " + visible(prompt)), classes="prompt"), None
+        self.mount(self._request)
+
+    def add_detail(self, text: str, kind: str) -> None:
+        """One of devagent's own notes: on the request's collapsed details line, right below the request (made
+        with the first note; before any request, the session's line)."""
+        line = self._details
+        if line is None or not line.is_attached:
+            line = self._details = DetailsLine()
+            request = self._request
+            if request is not None and request.is_attached:
+                self.mount(line, after=request)
+            else:  # above the welcome line while it is there
+                welcome = self.query("#welcome")
+                self.mount(line, before=welcome.first()) if welcome else self.mount(line)
+        line.add(text, kind)
+
+    def toggle_details(self) -> bool:
+        """Expand or collapse the latest details line; False when there is none."""
+        lines = list(self.query(DetailsLine))
+        if not lines:
+            return False
+        lines[-1].toggle()
+        return True
 
     def add_notice(self, message: str, level: str = "info", key: str = "") -> None:
         """A notice line; one with the ``key`` of an earlier notice replaces that one's text in place (progress)."""
@@ -93,7 +119,7 @@ class AgentPane(VerticalScroll):
             self._remove_welcome()
             self._reply = Reply()
             self.mount(self._reply)
-        self._reply.pending.append(visible(text))  # hidden characters become escapes before Markdown sees them
+        self._reply.pending.append(visible(text))  # hidden characters become escapes before rendering
         self._dirty.add(self._reply)
         self._schedule()
 

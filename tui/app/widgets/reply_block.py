@@ -1,4 +1,4 @@
-"""One streamed model reply as a single Line-API widget: frozen Markdown blocks plus a live tail.
+"""One streamed model reply as a single Line-API widget: frozen blocks plus a live tail.
 
 Why one widget: every widget whose height changes makes Textual lay out the screen and repaint the
 widgets that moved, so a reply is one ``height: auto`` widget whose lines are cached strips.
@@ -6,7 +6,7 @@ Finished blocks (a blank line outside a code fence, or a closed fence) are rende
 and never again; only the unfinished tail is re-rendered per flush. When the reply's height does not
 change, only the lines that differ are repainted, with no layout at all; when it does, the lines above
 the first change keep their cached paint.
-Rendering uses rich's Markdown (imported on first use, or warmed in a thread after the first frame).
+The text is shown exactly as the model wrote it (reply_render.py): literal prose, fenced code highlighted.
 """
 
 from __future__ import annotations
@@ -24,25 +24,14 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui.app.widgets.reply_render import ReplyStyle, reply_strips
 from tui.engine.prose import finished_prefix
 
 _frozen_heap = False
 
 
-def _is_gap(strip: Strip) -> bool:
-    """An empty line with no background (a code block's padding row has one: it is not a gap)."""
-    return all(not seg.text.strip() and (seg.style is None or seg.style.bgcolor is None) for seg in strip)
-
-
-def render_markdown(text: str, code_theme: str = "monokai") -> Any:
-    """A rich Markdown renderable: literal text (no console markup), highlighted code blocks."""
-    from rich.markdown import Markdown
-
-    return Markdown(text, code_theme=code_theme, hyperlinks=False)
-
-
 def _warm() -> None:
-    """Import the Markdown parser and compile a code lexer, so the first reply does not stall the loop.
+    """Compile a code lexer and the highlighter, so the first code block does not stall the loop.
 
     Then freeze the start-up heap (once per process): streaming allocates many short-lived strips,
     and a full collection that walks every start-up object paused the loop for 70-130 ms.
@@ -52,7 +41,7 @@ def _warm() -> None:
 
     console = Console(width=40, file=open("/dev/null", "w"), color_system="truecolor")  # noqa: SIM115
     try:
-        console.print(render_markdown("warm *up* `x`\n\n- a\n\n```python\ndef f(a):\n    return a\n```\n"))
+        reply_strips(console, "warm `up`\n\n```python\ndef f(a):\n    return a\n```\n", 40, ReplyStyle())
     finally:
         console.file.close()
     if not _frozen_heap:
@@ -61,8 +50,8 @@ def _warm() -> None:
 
 
 def warm_in_background() -> None:
-    """Run the one-off Markdown/lexer set-up in a daemon thread (call after the first frame)."""
-    threading.Thread(target=_warm, name="markdown-warm", daemon=True).start()
+    """Run the one-off lexer set-up in a daemon thread (call after the first frame)."""
+    threading.Thread(target=_warm, name="highlight-warm", daemon=True).start()
 
 
 class Reply(Widget):
@@ -82,7 +71,7 @@ class Reply(Widget):
         self.source = ""
         self.pending: list[str] = []
         self.frozen = 0  # characters of source already in frozen blocks
-        self.code_theme: str | None = None
+        self.look: ReplyStyle | None = None  # the theme's colours, looked up once per reply
         self._blocks: list[str] = []  # frozen block texts
         self._live_text = ""
         self._width = 0  # width the strips below were rendered at
@@ -102,24 +91,20 @@ class Reply(Widget):
     def lines(self) -> list[Strip]:
         return self._frozen_lines + self._live_lines
 
-    def _theme(self) -> str:
-        """The theme's syntax colours, looked up once per reply (computing CSS variables is not free)."""
-        if self.code_theme is None:
-            self.code_theme = self.app.get_css_variables().get("syntax-theme", "monokai")
-        return self.code_theme
+    def _look(self) -> ReplyStyle:
+        """The theme's code colours, looked up once per reply (computing CSS variables is not free)."""
+        if self.look is None:
+            variables = self.app.get_css_variables()
+            accent = variables.get("text-accent") or variables.get("accent")
+            self.look = ReplyStyle(variables.get("syntax-theme", "monokai"),
+                                   Style(bold=True, color=accent) if accent else Style(bold=True),
+                                   Style(bold=True))
+        return self.look
 
-    def _markdown_strips(self, text: str, width: int) -> list[Strip]:
-        console = self.app.console
-        lines = console.render_lines(render_markdown(text, self._theme()), console.options.update_width(width),
-                                     pad=True)
-        return [Strip(line, width) for line in lines]
-
-    @staticmethod
-    def _spaced(above: list[Strip], lines: list[Strip], width: int) -> list[Strip]:
-        """One blank line between two blocks rendered apart, as rich puts between the blocks of one document."""
-        if above and lines and not _is_gap(above[-1]) and not _is_gap(lines[0]):
-            return [Strip.blank(width), *lines]
-        return lines
+    def _strips(self, text: str, width: int) -> list[Strip]:
+        if not self._frozen_lines:
+            text = text.lstrip("\n")  # the reply starts at its first line of text
+        return reply_strips(self.app.console, text, width, self._look())
 
     def _ensure(self, width: int) -> None:
         """Bring the cached strips up to date for ``width``, rendering only what is new or stale."""
@@ -128,12 +113,10 @@ class Reply(Widget):
             self._width, self._frozen_lines, self._rendered_blocks, self._live_stale = width, [], 0, True
             self._styled_frozen.clear()
         while self._rendered_blocks < len(self._blocks):
-            lines = self._markdown_strips(self._blocks[self._rendered_blocks], width)
-            self._frozen_lines.extend(self._spaced(self._frozen_lines, lines, width))
+            self._frozen_lines.extend(self._strips(self._blocks[self._rendered_blocks], width))
             self._rendered_blocks += 1
         if self._live_stale:
-            lines = self._markdown_strips(self._live_text, width) if self._live_text else []
-            self._live_lines = self._spaced(self._frozen_lines, lines, width)
+            self._live_lines = self._strips(self._live_text, width) if self._live_text else []
             self._styled_live.clear()
             self._live_stale = False
 
