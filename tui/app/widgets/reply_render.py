@@ -17,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from tui.safety.mdtext import Fence, code_spans, split_fences
+from tui.safety.mdtext import Fence, code_spans, fence_closes, fence_open, split_fences
 
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 TAB = 4
@@ -48,6 +48,24 @@ def code_box(code: str, fence: Fence, style: ReplyStyle) -> Any:
 
     code = code[:-1] if code.endswith("\n") else code
     return Syntax(code, fence.lang or "text", theme=style.code_theme, word_wrap=True, padding=1, tab_size=TAB)
+
+
+def finished_lines(text: str, start: int) -> int:
+    """End of the last line of ``text[start:]`` that can no longer change how it looks (``start`` is outside any
+    fence): a whole line of prose (each is shown on its own), or a fenced block up to its closing line."""
+    cut = pos = start
+    fence: Fence | None = None
+    for line in text[start:].splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break
+        pos += len(line)
+        if fence is None:
+            fence = fence_open(line) if line.lstrip(" \t")[:1] in ("`", "~") else None
+            if fence is None:
+                cut = pos
+        elif fence_closes(line, fence):
+            fence, cut = None, pos
+    return cut
 
 
 def renderables(text: str, style: ReplyStyle) -> list[Any]:
