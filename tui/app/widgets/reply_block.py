@@ -174,11 +174,13 @@ class Reply(Widget):
     def _ask(self) -> None:
         """One paint request for the tail and the row below it (a layout when there is none); a paint that finds
         the new text ran further asks for those rows too."""
+        self._asked = True
         if not self.is_mounted:
-            self.call_after_refresh(self._ask)  # mounting: the first layout paints it
+            self.call_after_refresh(self._ask_again)  # mounting: ask once it is
             return
         start, height = len(self._frozen_lines), self.size.height  # lines above the live tail never change
         if self._width and not self.is_on_screen:  # scrolled out of view: no paint would take the text in
+            self._asked = False
             self._take()
             self._ensure(self._width)
             self._grow(len(self.lines))
@@ -186,7 +188,6 @@ class Reply(Widget):
                 self._grown_from = start
                 self.refresh(layout=True)
             return
-        self._asked = True
         if not self._width or start >= height:
             self._grown_from = start if self._width else None
             self.refresh(layout=True)
@@ -194,12 +195,19 @@ class Reply(Widget):
             self._painting = min(height, start + len(self._live_lines) + 1)
             self.refresh(Region(0, start, self._width, self._painting - start))
 
+    def _ask_again(self) -> None:
+        self._asked = False
+        if self.pending:
+            self._ask()
+
     def _take(self) -> None:
         """Move the pending text into the reply; a tail that is expensive to render (a long open code block is
         highlighted again as a whole) takes new text at most a third of the time, so keys and paints go on."""
         wait = self._render_started + 3 * self._render_cost - time.monotonic()
         if wait > 0:
-            self.set_timer(wait, self._ask, name="reply-expensive-tail")
+            if not self._asked:  # one later request, not one per token meanwhile
+                self._asked = True
+                self.set_timer(wait, self._ask_again, name="reply-expensive-tail")
             return
         self.takes += 1
         self.source += "".join(self.pending)
@@ -227,7 +235,7 @@ class Reply(Widget):
         if self._height(lines) != self.size.height and not self._relayout:
             self._relayout, self._grown_from = True, start
             self.call_later(self.refresh, layout=True)
-        elif lines > self._painting:  # more rows than this paint covers: they are painted next
+        elif 0 < self._painting < lines:  # more rows than this tail paint covers: they are painted next
             self.call_later(self.refresh, Region(0, self._painting, width, lines - self._painting))
         self._painting = 0
 
