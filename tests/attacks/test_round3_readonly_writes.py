@@ -1,8 +1,9 @@
 """Round three, class 9: a program in the read-only tables that writes a file with an option or an operand.
 
 The built-in defaults run read-only programs without asking. Each command here writes a file in the work tree
-(gawk's profile, pretty-print and variable dumps, uniq's and xxd's output operand, sort's temporary files in a
-directory it is given) or runs a program (ack's pager), so none may be allowed by a default rule. One
+(gawk's profile, pretty-print and variable dumps, sort's temporary files in a directory it is given), changes
+the machine (hostname NAME) or runs a program (ack's pager), so none may be allowed by a default rule (uniq's
+and xxd's output operand and date -s were already asked for). One
 `devagent run --yes --json` carries them all: --yes approves what asks, so the file appearing is not the
 point; the decision is: each must have been asked for. Plain reads with the same programs stay auto-approved.
 """
@@ -26,19 +27,14 @@ WRITES = {  # command -> the file it leaves behind when it runs (None: the progr
     "gawk -d 'BEGIN{x=1}'": "awkvars.out",
     "gawk --dump-v=w3.out 'BEGIN{x=1}'": "w3.out",
     "awk -dw4.out 'BEGIN{x=1}'": "w4.out",
-    "uniq README.md w5.txt": "w5.txt",
-    "xxd -r payload.hex w6.sh": "w6.sh",
-    "xxd README.md w7.txt": "w7.txt",
     "sort -T tmpdir -S 1 big.txt": None,
     "sort --temporary-d=tmpdir big.txt": None,
     "ack --pager='touch w8.txt' demo": None,
-    "date -s '2020-01-01'": None,
     "hostname evil": None,
 }
 STILL_ALLOWED = ["gawk '{print $1}' README.md", "uniq README.md", "xxd README.md", "sort README.md",
                  "gawk -v x=1 'BEGIN{print x}'"]
-REPO_FILES = {"payload.hex": "00000000: 2321 2f62 696e 2f73 680a  #!/bin/sh.\n",
-              "big.txt": "".join(f"{i}\n" for i in range(2000)), "tmpdir/.keep": ""}
+REPO_FILES = {"big.txt": "".join(f"{i}\n" for i in range(2000)), "tmpdir/.keep": ""}
 
 
 @pytest.fixture(scope="module")
