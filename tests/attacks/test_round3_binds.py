@@ -131,10 +131,10 @@ def test_an_activated_in_repo_venv_whose_python_a_command_relinked(tmp_path: Pat
     assert attack(repo, victim, env={"VIRTUAL_ENV": str(repo / ".venv")}) == []
 
 
-def test_the_developers_pythonpath_names_an_in_repo_symlink(tmp_path: Path, victim: Path) -> None:
+def test_the_developers_node_path_names_an_in_repo_symlink(tmp_path: Path, victim: Path) -> None:
     repo = hostile_repo(tmp_path / "r", {})
-    (repo / "src").symlink_to(victim)  # the developer exports PYTHONPATH=$REPO/src; the repo decides where it goes
-    assert attack(repo, victim, env={"PYTHONPATH": str(repo / "src")}) == []
+    (repo / "lib").symlink_to(victim)  # the developer exports NODE_PATH=$REPO/lib; the repo decides where it goes
+    assert attack(repo, victim, env={"NODE_PATH": str(repo / "lib")}) == []
 
 
 def test_a_socket_inside_the_developers_own_toolchain_under_tmp(tmp_path: Path, victim: Path) -> None:

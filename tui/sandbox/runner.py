@@ -202,11 +202,12 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
-        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
+        binds = projenv.hidden_roots(projenv.own_environment(), project.interpreter, self.repo,
+                                     "" if isinstance(command, str) else argv[0])
+        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable],
+                                                                    bound=binds)
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable,
-                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
-                                                        "" if isinstance(command, str) else argv[0]))
+                          masks=masks, writable=writable, ro_binds=binds)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
