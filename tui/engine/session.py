@@ -150,12 +150,12 @@ class Session:
         from importlib.util import find_spec
 
         from tui.llm.factory import make_backend
-        from tui.llm.modelcache import resolve_model_file
+        from tui.llm.modelcache import resolve_model_file, shown
 
         path = resolve_model_file(self.config.model.model_file)
         if path is None or not path.is_file() or find_spec("xllamacpp") is None:
             return False
-        self.emit(Notice(f"{err.message} Using the embedded model {path.name} instead.", "warning"))
+        self.emit(Notice(f"{err.message} Using the embedded model {shown(path)} instead.", "warning"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
         self._watch_progress()
