@@ -105,8 +105,10 @@ def _process_check(config: object) -> Check:
     from tui.sandbox.runner import Sandbox
 
     limit = getattr(getattr(config, "limits", None), "max_processes", 0)
-    bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
-    return Check("procs", True, f"at most {limit} processes per command: {bound.detail}")
+    sandbox = Sandbox(Path.cwd(), config)  # type: ignore[arg-type]
+    memory = getattr(getattr(config, "limits", None), "memory_mb", 0)
+    return Check("procs", True, f"at most {limit} processes per command: {sandbox.bound.detail}; at most "
+                 f"{memory} MB of memory per command: {sandbox.memory.detail}")
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from tui import projenv
-from tui.sandbox import leftovers, procs
+from tui.sandbox import leftovers, memory, procs
 from tui.sandbox.pids import PidsBound, PidsGroup, detect_bound
 from tui.sandbox.sockets import socket_masks
 from tui.sandbox.status import StatusPipe
@@ -44,13 +44,6 @@ _F_SETPIPE_SZ = 1031
 _PRLIMIT = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin") or ""
 
 
-def _limit_pair(which: int, value: int) -> tuple[int, int]:
-    """(soft, hard) no higher than the current hard limit; CPU gets a 5 s hard margin (SIGXCPU, then SIGKILL)."""
-    _soft, hard = resource.getrlimit(which)
-    soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-    if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY:
-        return soft, soft + 5
-    return soft, soft
 _POLL = 0.05
 _PIDS_POLL = 0.05  # how often a run's process count is checked
 
@@ -162,6 +155,7 @@ class Sandbox:
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
+        self.memory = memory.detect_memory()
         self._runs: set[_Run] = set()
         self._gitdirs: list[str] | None = None
         self._home: str | None = None
@@ -207,7 +201,7 @@ class Sandbox:
         masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable],
                                                                     bound=binds)
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable, ro_binds=binds)
+                          masks=masks, writable=writable, ro_binds=binds, tmp_mb=self.config.limits.memory_mb)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
@@ -224,9 +218,10 @@ class Sandbox:
 
     def _rlimits(self) -> list[tuple[int, int, str]]:
         limits = self.config.limits
+        per_process = [(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024, "as")] if self.memory.kind != "cgroup" else []
         return [(resource.RLIMIT_CPU, limits.cpu_seconds, "cpu"),
                 (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024, "fsize"),
-                (resource.RLIMIT_CORE, 0, "core")]
+                (resource.RLIMIT_CORE, 0, "core"), *per_process]
 
     def _with_prlimit(self, argv: list[str]) -> list[str] | None:
         """The `prlimit` program sets the rlimits without a Python preexec_fn (which forces a slow fork)."""
@@ -235,7 +230,7 @@ class Sandbox:
             return None
         opts = []
         for which, value, name in self._rlimits():
-            soft, hard = _limit_pair(which, value)
+            soft, hard = memory.limit_pair(which, value)
             opts.append(f"--{name}={soft}:{hard}")
         return [prlimit, *opts, "--", *argv]
 
@@ -255,9 +250,18 @@ class Sandbox:
         except OSError:
             return None
 
+    def _memory_group(self) -> memory.MemoryGroup | None:
+        """This run's memory cgroup; None where there is none (then RLIMIT_AS bounds each process)."""
+        if self.memory.kind != "cgroup" or self.memory.parent is None:
+            return None
+        try:
+            return memory.MemoryGroup(self.memory.parent, self.config.limits.memory_mb)
+        except OSError:
+            return None
+
     def _preexec(self) -> None:
         for which, value, _name in self._rlimits():
-            resource.setrlimit(which, _limit_pair(which, value))
+            resource.setrlimit(which, memory.limit_pair(which, value))
 
     # -- running --------------------------------------------------------------------------------
 
@@ -274,9 +278,9 @@ class Sandbox:
         status = StatusPipe() if self.info.kind == "bwrap" else None
         if status is not None:
             argv[1:1] = status.flags()
-        group = self._pids_group()
-        if group is not None:
-            argv = group.wrap(argv)
+        group, mem = self._pids_group(), self._memory_group()
+        for bound in (group, mem):
+            argv = bound.wrap(argv) if bound is not None else argv
         limited = self._with_prlimit(argv)
         loop = asyncio.get_running_loop()
         out = OutputBuffer(limits.output_cap, on_output, loop)
@@ -287,8 +291,8 @@ class Sandbox:
                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=None if limited else self._preexec,
                 env=host_env, cwd=workdir, pass_fds=(status.write_fd,) if status else ())
         except OSError as exc:
-            if group is not None:
-                group.remove()
+            for bound in (group, mem):
+                bound.remove() if bound is not None else None
             if status is not None:
                 status.close()
             raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}",
@@ -313,6 +317,9 @@ class Sandbox:
             refused = group.refused() if group is not None else 0
             if group is not None:
                 group.remove()
+            oom = mem.oom_kills() if mem is not None else 0
+            if mem is not None:
+                mem.remove()
             if status is not None:
                 if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran() \
                         and "bwrap: execvp " not in out.text()[-2000:]:  # a program that is not there is not a
@@ -324,6 +331,11 @@ class Sandbox:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
                         "(limits.max_processes)]\n".encode())
+            code = transport.get_returncode()
+            why = memory.note(limits.memory_mb, self.memory.kind, oom, code not in (None, 0), out.text()[-2000:])
+            killed = "memory" if oom and (killed or code in (137, -9)) else killed
+            if why:
+                out.add(f"\n[devagent: {why}]\n".encode())
             for note in leftovers.sweep(self.repo):  # the whole tree is gone: nothing can add more now
                 out.add(f"\n[devagent: {note}]\n".encode())
             out.close()
