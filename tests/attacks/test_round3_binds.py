@@ -4,14 +4,15 @@ The sandbox's /tmp is private; devagent binds back, read-only, the toolchains th
 (docs/tests-and-scaffold.md). Each attack here makes the repository (its config, a symlink, a manager's marker
 file, a pyvenv.cfg) or an in-repo path the developer's environment names resolve to a host directory under
 /tmp that holds another program's private file and a listening Unix socket (a terminal multiplexer's control
-socket is one: host code execution). A sandboxed probe then reads the file and connects to the socket.
-Defended: the file's content never reaches the command's output (Attack.check) and the host listener gets
-nothing. The last attack is the developer's own toolchain under /tmp, which is bound on purpose: a socket in
+socket is one: host code execution). A probe run by devagent's one command runner (tui/sandbox/runner.py: real
+bwrap, the repo's config as devagent loads it, devagent's environment) then reads the file and connects to the
+socket. Defended: the file's content never reaches the command's output and the host listener gets nothing. The last attack is the developer's own toolchain under /tmp, which is bound on purpose: a socket in
 it must still be masked.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -21,11 +22,10 @@ from typing import Iterator
 
 import pytest
 
-from tests.attacks.harness import SECRET, Attack, devagent
-from tests.attacks.policy_kit import UnixListener, hostile_repo, run_call
-from tests.ollama_server import Reply, ScriptedOllama
-from tui.config import Config
-from tui.sandbox.runner import detect
+from tests.attacks.harness import SECRET, Attack
+from tests.attacks.policy_kit import UnixListener, hostile_repo
+from tui.config import Config, load_config
+from tui.sandbox.runner import Sandbox, detect
 
 pytestmark = pytest.mark.skipif(not detect(Config()).active, reason="needs a working bubblewrap")
 
@@ -66,15 +66,22 @@ def probe(repo: Path, victim: Path) -> str:
 
 
 def attack(repo: Path, victim: Path, env: dict[str, str] | None = None) -> list[bytes]:
-    """Run the probe through `devagent run --yes --json`; what the victim's socket received."""
+    """Run the probe through the one runner every command goes through (real bwrap, the repo's config, devagent's
+    environment plus ``env``); what the victim's socket received."""
     command = probe(repo, victim)
     checker = Attack(repo)
-    with UnixListener(str(victim / "ctl.sock")) as listener, ScriptedOllama() as server:
-        server.push(Reply(tool_calls=[run_call(command)]), Reply("done"))
-        run = devagent(repo, "run", "--yes", "--json", "probe", url=server.url, env=env)
-        received = list(listener.received)
-    checker.check(run, allow_rc=(0,))
-    assert "NOREAD" in run.stdout or "REFUSED" in run.stdout or "CONNECTED" in run.stdout, run.stdout[-800:]
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
+    try:
+        with UnixListener(str(victim / "ctl.sock")) as listener:
+            result = asyncio.run(Sandbox(repo, load_config(repo)).run(command))
+            received = list(listener.received)
+    finally:
+        for key, value in saved.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    checker.check()
+    assert SECRET not in result.output, "the victim's file was readable"
+    assert "NOREAD" in result.output or "REFUSED" in result.output or "CONNECTED" in result.output, result.output
     return received
 
 

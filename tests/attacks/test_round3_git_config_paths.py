@@ -29,30 +29,32 @@ def dotfiles_repo(root: Path) -> Path:
     return repo
 
 
-def session(repo: Path, command: str, env: dict[str, str] | None = None) -> tuple[Attack, list, float]:
-    """The command plants the config; then the model reads the repo, edits (a checkpoint), and the developer
-    undoes and lists checkpoints. Every run must finish by itself, quickly."""
+def session(repo: Path, command: str, env: dict[str, str] | None = None, undo: bool = False
+            ) -> tuple[Attack, list, float]:
+    """The command plants the config (its checkpoint and diff run git); then the model reads the log and edits (a
+    checkpoint, the status refresh); with ``undo`` the
+    developer also undoes and lists checkpoints. Every run must finish by itself, quickly."""
     attack = Attack(repo)
     attack.before = git_digest(repo)
     started = time.monotonic()
     with ScriptedOllama() as server:
-        server.push(Reply(tool_calls=[run_call(command)]), Reply(tool_calls=[call("git_status")]),
-                    Reply(tool_calls=[call("git_log")]), Reply(tool_calls=[call("git_diff")]),
+        server.push(Reply(tool_calls=[run_call(command)]), Reply(tool_calls=[call("git_log")]),
                     Reply(tool_calls=[call("write_file", path="notes.txt", content="hi\n")]), Reply("done"))
         run = devagent(repo, "run", "--yes", "--json", "go", url=server.url, timeout=75, env=env)
-    runs = [run, devagent(repo, "undo", "--yes", timeout=45, env=env), devagent(repo, "checkpoints", timeout=45, env=env)]
+    runs = [run] + ([devagent(repo, "undo", "--yes", timeout=45, env=env), devagent(repo, "checkpoints", timeout=45,
+                                                                                   env=env)] if undo else [])
     return attack, runs, time.monotonic() - started
 
 
-def planted(repo: Path, key: str) -> None:
-    attack, runs, took = session(repo, f"mkfifo pipe && printf '[{key.split('.')[0]}]\\n\\t{key.split('.', 1)[1]} = "
+def planted(repo: Path, key: str, undo: bool = False) -> None:
+    attack, runs, took = session(repo, undo=undo, command=f"mkfifo pipe && printf '[{key.split('.')[0]}]\\n\\t{key.split('.', 1)[1]} = "
                                        f"{repo}/pipe\\n' >> dotfiles/gitconfig")
     attack.check(*runs)
     assert took < 60, took
 
 
 def test_core_excludes_file_names_a_fifo(tmp_path: Path) -> None:
-    planted(dotfiles_repo(tmp_path), "core.excludesFile")
+    planted(dotfiles_repo(tmp_path), "core.excludesFile", undo=True)
 
 
 def test_core_attributes_file_names_a_fifo(tmp_path: Path) -> None:
@@ -73,7 +75,7 @@ def test_a_nested_include_names_a_fifo(tmp_path: Path) -> None:
 
 def test_the_included_file_itself_becomes_a_fifo(tmp_path: Path) -> None:
     repo = dotfiles_repo(tmp_path)
-    attack, runs, took = session(repo, "rm dotfiles/gitconfig && mkfifo dotfiles/gitconfig")
+    attack, runs, took = session(repo, "rm dotfiles/gitconfig && mkfifo dotfiles/gitconfig", undo=True)
     attack.check(*runs)
     assert took < 60, took
 

@@ -21,7 +21,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.attacks.harness import SECRET, Attack, Run, run_bounded
+from tests.attacks.harness import SECRET, Attack, run_bounded
 from tests.attacks.policy_kit import hostile_repo, of_type, run_call, run_measured
 from tests.conftest import git
 from tests.ollama_server import Reply, ScriptedOllama
@@ -70,47 +70,43 @@ def memory_net(limit: int = 3 * 1024 * MB) -> Iterator[list[str]]:
                 made.rmdir()
 
 
-def take_memory(tmp_path: Path, code: str) -> tuple[Run, list[dict]]:
-    repo = hostile_repo(tmp_path / "r", {"take.py": code})
-    user = tmp_path / "user.toml"
-    user.write_text("[limits]\nmemory_mb = 200\n")
+TAKERS = {"one_process": ONE_PROCESS, "many_processes": MANY_PROCESSES, "tmpfs": TMPFS, "shared_map": SHARED_MAP}
+
+
+@pytest.fixture(scope="module")
+def taken(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, str]]:
+    """One `devagent run --yes --json` whose model runs each taker in turn: (command_finished, tool output) by name."""
+    root = tmp_path_factory.mktemp("memory")
+    repo = hostile_repo(root / "r", {f"{name}.py": code for name, code in TAKERS.items()})
+    user = root / "user.toml"
+    user.write_text(f"[limits]\nmemory_mb = 200\n[model]\nmax_steps = {len(TAKERS) + 4}\n")
     attack = Attack(repo)
     with ScriptedOllama() as server, memory_net() as net:
-        server.push(Reply(tool_calls=[run_call("python3 take.py")]), Reply("done"))
+        server.push(*[Reply(tool_calls=[run_call(f"python3 {name}.py")]) for name in TAKERS], Reply("done"))
         env = {**os.environ, "DEVAGENT_API_KEY": SECRET, "OLLAMA_HOST": server.url, "DEVAGENT_CONFIG": str(user)}
-        run = run_bounded([*net, sys.executable, "-m", "tui", "run", "--yes", "--json", "go"], repo, env, "", 120)
+        run = run_bounded([*net, sys.executable, "-m", "tui", "run", "--yes", "--json", "go"], repo, env, "", 150)
     attack.check(run, allow_rc=(0,))
-    return run, of_type(run, "command_finished")
+    finished = of_type(run, "command_finished")
+    outputs = [e.get("output", "") for e in of_type(run, "tool_result") if e.get("name") == "run_command"]
+    assert len(finished) == len(outputs) == len(TAKERS), (finished, outputs)
+    return dict(zip(TAKERS, zip(finished, outputs)))
 
 
-def bounded(run: Run, finished: list[dict]) -> None:
-    results = [e.get("output", "") for e in of_type(run, "tool_result") if e.get("name") == "run_command"]
-    assert finished and not any("ALLOCATED" in r for r in results), results
-    assert finished[0]["killed"] == "memory" or any("memory" in r for r in results), (finished, results)
-    assert any("limits.memory_mb" in r for r in results), results  # said plainly, with the setting
-
-
-def test_one_process_takes_memory(tmp_path: Path) -> None:
-    bounded(*take_memory(tmp_path, ONE_PROCESS))
-
-
-def test_several_processes_each_under_a_per_process_limit(tmp_path: Path) -> None:
-    bounded(*take_memory(tmp_path, MANY_PROCESSES))
-
-
-def test_files_on_the_sandboxs_private_tmp(tmp_path: Path) -> None:
-    bounded(*take_memory(tmp_path, TMPFS))
-
-
-def test_a_shared_anonymous_mapping(tmp_path: Path) -> None:
-    bounded(*take_memory(tmp_path, SHARED_MAP))
+@pytest.mark.parametrize("name", sorted(TAKERS))
+def test_a_command_takes_memory(taken: dict[str, tuple[dict, str]], name: str) -> None:
+    """one process; several processes each under a per-process limit; files on the sandbox's private /tmp; a
+    shared anonymous mapping."""
+    finished, output = taken[name]
+    assert "ALLOCATED" not in output, output
+    assert finished["killed"] == "memory" or "memory" in output, (finished, output)
+    assert "limits.memory_mb" in output, output  # said plainly, with the setting
 
 
 def test_review_of_a_huge_staged_file_has_bounded_memory(tmp_path: Path) -> None:
     repo = hostile_repo(tmp_path / "r", {})
     line = "value = 'abcdefghijklmnopqrstuvwxyz0123456789' * 2\n"
     with (repo / "data.py").open("w") as fh:
-        for _ in range(200 * MB // len(line)):
+        for _ in range(120 * MB // len(line)):
             fh.write(line)
     git(repo, "add", "data.py")
     attack = Attack(repo)
