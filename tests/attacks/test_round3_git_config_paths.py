@@ -21,6 +21,13 @@ from tests.conftest import git, make_repo
 from tests.ollama_server import Reply, ScriptedOllama
 
 
+def scripted_steps(repo: Path) -> dict[str, str]:
+    """A user config in which the scripted model's replies are the agent's steps (no request-kind question)."""
+    user = repo.parent / "user.toml"
+    user.write_text('[model]\npipelines = "off"\n')
+    return {"DEVAGENT_CONFIG": str(user)}
+
+
 def dotfiles_repo(root: Path) -> Path:
     """A repo whose own .git/config includes dotfiles/gitconfig from its work tree (the developer's choice)."""
     repo = make_repo(root / "repo", {"README.md": "# r\n", "app.py": "x = 1\n",
@@ -36,6 +43,7 @@ def session(repo: Path, command: str, env: dict[str, str] | None = None, undo: b
     developer also undoes and lists checkpoints. Every run must finish by itself, quickly."""
     attack = Attack(repo)
     attack.before = git_digest(repo)
+    env = {**scripted_steps(repo), **(env or {})}
     started = time.monotonic()
     with ScriptedOllama() as server:
         server.push(Reply(tool_calls=[run_call(command)]), Reply(tool_calls=[call("git_log")]),
@@ -86,7 +94,7 @@ def test_a_trace2_target_from_an_include_in_the_global_config(tmp_path: Path) ->
     glob.write_text(f"[include]\n\tpath = {repo}/dotfiles/gitconfig\n")
     attack = Attack(repo)
     target = attack.markers.paths[0]  # a host path no command can write: the sandbox's /tmp is private
-    runs_env = {"GIT_CONFIG_GLOBAL": str(glob)}
+    runs_env = {"GIT_CONFIG_GLOBAL": str(glob), **scripted_steps(repo)}
     with ScriptedOllama() as server:
         server.push(Reply(tool_calls=[run_call(f"printf '[trace2]\\n\\tnormalTarget = {target}\\n' >> dotfiles/gitconfig")]),
                     Reply(tool_calls=[call("git_status")]), Reply("done"))

@@ -43,9 +43,11 @@ def command_then_commit(repo: Path, command: str) -> None:
     """A session in which an approved command runs ``command``; then a scripted `devagent commit --yes`."""
     attack = Attack(repo)
     payload = attack.markers.shell()
+    user = repo.parent / "user.toml"
+    user.write_text('[model]\npipelines = "off"\n')  # the scripted replies are the agent's steps
     with ScriptedOllama() as server:
         server.push(Reply(tool_calls=[run_call(command.replace("PAYLOAD", payload))]), Reply("done"))
-        run = devagent(repo, "run", "--yes", "--json", "tidy up", url=server.url)
+        run = devagent(repo, "run", "--yes", "--json", "tidy up", url=server.url, env={"DEVAGENT_CONFIG": str(user)})
     head = git(repo, "rev-parse", "HEAD")
     stage(repo, "app.py", "x = 2\n")
     commit = devagent(repo, "commit", "--yes", "-m", "change x", "--no-model")

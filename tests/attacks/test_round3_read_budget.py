@@ -25,7 +25,7 @@ def turn(repo: Path, patterns: list[str], *, limit: float, env: dict[str, str] |
     """One turn whose model searches each pattern; (seconds the run took, the search results)."""
     user = repo.parent / "steps.toml"
     text = (env or {}).pop("config", "") if env else ""
-    user.write_text(f"[model]\nmax_steps = {len(patterns) + 4}\n{text}")
+    user.write_text(f"[model]\nmax_steps = {len(patterns) + 4}\npipelines = \"off\"\n{text}")
     attack = Attack(repo)
     started = time.monotonic()
     with ScriptedOllama() as server:

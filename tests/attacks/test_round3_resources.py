@@ -79,7 +79,7 @@ def taken(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, str
     root = tmp_path_factory.mktemp("memory")
     repo = hostile_repo(root / "r", {f"{name}.py": code for name, code in TAKERS.items()})
     user = root / "user.toml"
-    user.write_text(f"[limits]\nmemory_mb = 200\n[model]\nmax_steps = {len(TAKERS) + 4}\n")
+    user.write_text(f"[limits]\nmemory_mb = 200\n[model]\nmax_steps = {len(TAKERS) + 4}\npipelines = \"off\"\n")
     attack = Attack(repo)
     with ScriptedOllama() as server, memory_net() as net:
         server.push(*[Reply(tool_calls=[run_call(f"python3 {name}.py")]) for name in TAKERS], Reply("done"))

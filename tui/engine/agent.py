@@ -25,13 +25,14 @@ from tui.engine.coach import (REHEATS, about_the_code, cut_result_echo, echoes, 
                               reheat)
 from tui.engine.retyped import retyped_data
 from tui.engine.agent_words import is_question, keeps_tests
-from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
+from tui.engine.turnmsg import answer_of as _answer_of, assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.turnstate import Turn as _Turn
 from tui.engine.verify import is_test
+from tui.engine.pipelines.dispatch import pipelined
 
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 MAX_TEST_EDITS = 2  # refused edits of the tests the developer said to keep, before the turn asks for the answer
@@ -67,6 +68,8 @@ class Agent:
         self._hints = ""  # what the grounding found for this request (preflight.ground), said again when it drifts
         self._suspects = ""  # the turn's latest pointer from a failing test to the code it calls (checks.suspects)
         self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
+        self.memory: Any = None  # what the pipelines remember across turns (pipelines/job.py: Memory)
+        self.pipeline_hint = ""  # what a pipeline found before the general loop took over
 
     # -- conversation ---------------------------------------------------------------------------
     def _append(self, message: dict[str, Any]) -> None:
@@ -104,6 +107,10 @@ class Agent:
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
+            handled = await pipelined(self, prompt) if verify else None
+            if handled is not None:
+                self.emit(handled)
+                return handled
             await preflight.ground(self, prompt)
             await preflight.read_mentioned(self, prompt)
             await preflight.show_named(self, prompt)
@@ -120,7 +127,6 @@ class Agent:
             done = TurnDone("error")
         self.emit(done)
         return done
-
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
@@ -258,7 +264,6 @@ class Agent:
             return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
-
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
         self.messages[:] = [m for m in self.messages if not any(m is s for s in scratch)]
@@ -340,7 +345,6 @@ class Agent:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
 
-
     def _answered(self, answer: str, reason: str) -> TurnDone:
         """End the turn with an answer that came as constrained JSON: show it as the model's text."""
         if answer:
@@ -408,12 +412,3 @@ class Agent:
 
     async def decide(self, proposal: Proposal) -> Decision:
         return await self.gate.decide(proposal)
-
-
-def _answer_of(arguments: dict[str, Any]) -> str:
-    """The text of an ``answer`` pseudo-call: its "text" or "answer", else the first string it holds (the grammar
-    fixes the call's shape, not the names of its arguments)."""
-    for key in ("text", "answer"):
-        if isinstance(arguments.get(key), str) and arguments[key]:
-            return str(arguments[key])
-    return next((v for v in arguments.values() if isinstance(v, str) and v), "")

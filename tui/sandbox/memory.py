@@ -104,6 +104,16 @@ class MemoryGroup:
             _left.append(self.path)
 
 
+def group_for(bound: MemoryBound, limit_mb: int) -> MemoryGroup | None:
+    """A run's memory cgroup; None where there is none (then RLIMIT_AS bounds each process)."""
+    if bound.kind != "cgroup" or bound.parent is None:
+        return None
+    try:
+        return MemoryGroup(bound.parent, limit_mb)
+    except OSError:
+        return None
+
+
 _left: list[Path] = []
 
 

@@ -149,9 +149,15 @@ class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
-                 bound: PidsBound | None = None) -> None:
+                 bound: PidsBound | None = None, read_only: tuple[str, ...] = (), view: Path | None = None) -> None:
+        """``read_only``: more directories the commands see read-only (a refactoring's scratch copy runs with the
+        work tree and a TypeScript install bound read-only; under /tmp they would be hidden by the private /tmp)."""
         self.repo = Path(os.path.realpath(repo))
+        # A throwaway copy of the tree that commands see at the repo's path (engine/work/scratch.py); None: the
+        # tree itself. The real tree's ignored directories the checks need come in read_only.
+        self.view = Path(os.path.realpath(view)) if view is not None else None
         hostpath.distrust(self.repo)
+        self.read_only = tuple(os.path.realpath(p) for p in read_only)
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
@@ -189,6 +195,8 @@ class Sandbox:
         project = projenv.for_command(self.repo, self.config, workdir)
         extra = {**project.env, **(env or {})}
         if self.info.kind != "bwrap":
+            if self.view is not None:  # without bwrap nothing can show the copy at the repo's path
+                raise SandboxError("a throwaway copy of the tree needs bubblewrap", "Nothing was run.")
             return argv, child_env(self.config, self._plain_home(), marker, extra), workdir
         if self._gitdirs is None:
             self._gitdirs = git_dirs(self.repo)
@@ -198,10 +206,14 @@ class Sandbox:
         writable = [w for w in writable if os.path.exists(w)]
         binds = projenv.hidden_roots(projenv.own_environment(), project.interpreter, self.repo,
                                      "" if isinstance(command, str) else argv[0])
-        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable],
-                                                                    bound=binds)
+        masks = secret_masks(self.config, self.repo)
+        for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
+            masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only], bound=binds)
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable, ro_binds=binds, tmp_mb=self.config.limits.memory_mb)
+                          masks=masks, writable=writable, view=self.view, ro_binds=binds,
+                          after_repo=[p for p in self.read_only if os.path.isdir(p)],
+                          tmp_mb=self.config.limits.memory_mb)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
@@ -218,7 +230,7 @@ class Sandbox:
 
     def _rlimits(self) -> list[tuple[int, int, str]]:
         limits = self.config.limits
-        per_process = [(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024, "as")] if self.memory.kind != "cgroup" else []
+        per_process = [] if self.memory.kind == "cgroup" else [(resource.RLIMIT_AS, limits.memory_mb << 20, "as")]
         return [(resource.RLIMIT_CPU, limits.cpu_seconds, "cpu"),
                 (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024, "fsize"),
                 (resource.RLIMIT_CORE, 0, "core"), *per_process]
@@ -250,15 +262,6 @@ class Sandbox:
         except OSError:
             return None
 
-    def _memory_group(self) -> memory.MemoryGroup | None:
-        """This run's memory cgroup; None where there is none (then RLIMIT_AS bounds each process)."""
-        if self.memory.kind != "cgroup" or self.memory.parent is None:
-            return None
-        try:
-            return memory.MemoryGroup(self.memory.parent, self.config.limits.memory_mb)
-        except OSError:
-            return None
-
     def _preexec(self) -> None:
         for which, value, _name in self._rlimits():
             resource.setrlimit(which, memory.limit_pair(which, value))
@@ -278,7 +281,7 @@ class Sandbox:
         status = StatusPipe() if self.info.kind == "bwrap" else None
         if status is not None:
             argv[1:1] = status.flags()
-        group, mem = self._pids_group(), self._memory_group()
+        group, mem = self._pids_group(), memory.group_for(self.memory, limits.memory_mb)
         for bound in (group, mem):
             argv = bound.wrap(argv) if bound is not None else argv
         limited = self._with_prlimit(argv)
@@ -336,7 +339,7 @@ class Sandbox:
             killed = "memory" if oom and (killed or code in (137, -9)) else killed
             if why:
                 out.add(f"\n[devagent: {why}]\n".encode())
-            for note in leftovers.sweep(self.repo):  # the whole tree is gone: nothing can add more now
+            for note in leftovers.sweep(self.view or self.repo):  # the whole tree is gone: nothing can add more now
                 out.add(f"\n[devagent: {note}]\n".encode())
             out.close()
         code = None if killed else transport.get_returncode()
