@@ -51,6 +51,14 @@ class ModelConfig:
     pipelines: str = "auto"  # requests of a known kind go through their pipeline: auto | off (the general loop only)
 
 
+def half_memory_mb() -> int:
+    """Half of this machine's memory, in MiB: the default bound of one command's memory."""
+    try:
+        return max(256, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (2 * 1024 * 1024))
+    except (ValueError, OSError):
+        return 4096
+
+
 @dataclass
 class LimitsConfig:
     command_timeout: float = 120.0  # wall clock, seconds
@@ -63,6 +71,8 @@ class LimitsConfig:
     cpu_seconds: int = 600
     file_size_mb: int = 1024
     max_processes: int = 1024  # processes (with a pids cgroup: tasks, threads included) one command may have
+    memory_mb: int = field(default_factory=half_memory_mb)  # memory one command may use (default: half of RAM)
+    read_seconds: float = 30.0  # time the read-only tools (search, read_file...) may take in one turn
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.safety.paths import resolve_in_repo
+from tui.safety.regex_check import pattern_problem
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import git_out, str_arg
 
@@ -33,6 +34,10 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     pattern = str_arg(args, "pattern")
     if not pattern:
         return ToolResult(False, "pattern must not be empty", "search: empty pattern")
+    problem = pattern_problem(pattern)  # git grep -E runs on the host: no backtracking, no runaway compile
+    if problem:
+        return ToolResult(False, f"search pattern refused: {problem}, which git grep can take minutes on. Search for "
+                          "a plainer pattern (no \\1, small {m,n} counts) or a literal part of it.", "search: pattern refused")
     rel = str_arg(args, "path", required=False, default="").strip()
     spec = "."
     if rel and rel not in (".", "./"):
