@@ -18,7 +18,7 @@ from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnre
 from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.llm.base import ModelInfo, ToolCall
-from tui.llm.modelcache import embedded_route_hint
+from tui.engine.modelcheck import backend_choice, may_fall_back, with_route
 from tui.engine.store import Store, default_store_path
 from tui.tools.base import ToolContext, ToolResult
 
@@ -55,9 +55,7 @@ class Session:
         self.sandbox_info = await asyncio.to_thread(detect, config)
         self.sandbox = Sandbox(repo, config, self.sandbox_info)
         self.policy = Policy(config, self.sandbox_info.active, repo)
-        if model_file and not backend:
-            backend = "embedded"  # --model-file means: run this GGUF here
-        self._backend_choice = backend or host or model_file
+        backend, self._backend_choice = backend_choice(backend, host, model_file)
         self.backend = make_backend(config, backend=backend, host=host, model_file=model_file)
         self._watch_progress()
         resumed = False
@@ -122,9 +120,7 @@ class Session:
                 self.info = await self.backend.connect(self.requested_model)
             except ServerUnreachable as err:
                 if not await self._fall_back_to_embedded(err):
-                    route = embedded_route_hint(self.config.model.model_file) if self._backend_choice is None else ""
-                    if route and route not in err.hint:
-                        err.hint = f"{err.hint}\n{route}".strip()
+                    with_route(err, self.config, self._backend_choice)
                     self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
                     raise
             except ModelError as err:
@@ -145,16 +141,13 @@ class Session:
 
     async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
         """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""
-        if self._backend_choice is not None or self.config.model.backend != "ollama":
+        if not may_fall_back(self.config, self._backend_choice):
             return False
-        from importlib.util import find_spec
-
         from tui.llm.factory import make_backend
         from tui.llm.modelcache import resolve_model_file
 
         path = resolve_model_file(self.config.model.model_file)
-        if path is None or not path.is_file() or find_spec("xllamacpp") is None:
-            return False
+        assert path is not None
         self.emit(Notice(f"{err.message} Using the embedded model {path.name} instead.", "warning"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))

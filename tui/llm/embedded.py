@@ -65,6 +65,7 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
+PROMPT_BATCH = 512  # tokens of the prompt read between two progress reports (llama.cpp's n_batch)
 CACHE_REUSE_CHUNK = 64  # tokens: the shortest run of the cached prompt worth shifting into place (llama.cpp --cache-reuse)
 
 
@@ -88,7 +89,8 @@ class EmbeddedServer:
         if self.on_progress is not None:
             self.on_progress(LoadProgress(stage, fraction, message, time.monotonic() - self._started))
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """The runtime is installed and the file is a GGUF model (raises ModelError naming what is wrong)."""
         if importlib.util.find_spec("xllamacpp") is None:
             raise ModelError("The embedded llama.cpp runtime (xllamacpp) is not installed.", INSTALL_HINT)
         if not self.model_file.is_file():
@@ -120,7 +122,7 @@ class EmbeddedServer:
         """Start the child and wait until it answers /health. Returns the base URL."""
         if self.url and self.alive():
             return self.url
-        self._check()
+        self.check()
         self._started = time.monotonic()
         size_mb = self.model_file.stat().st_size / 1e6
         self._report("starting", 0.0, f"starting llama.cpp for {self.model_file.name} ({size_mb:.0f} MB)")
@@ -266,6 +268,10 @@ def _serve(argv: list[str] | None = None) -> int:
     params.model.path = args.model
     params.n_ctx = args.context
     params.n_parallel = 1
+    # The prompt is read in batches of n_batch tokens, and llama.cpp reports its progress (return_progress) after
+    # each: at the default 2,048 a whole first request is one batch, so nothing moves until it is all read. 512 is
+    # the micro-batch llama.cpp computes in anyway (n_ubatch), so reading is no slower.
+    params.n_batch = PROMPT_BATCH
     # Reuse cached chunks after a deletion in the middle of the prompt (KV shifting): when the context
     # fitter drops an older step or devagent forgets a retried reply, the messages after it are not read again.
     params.n_cache_reuse = CACHE_REUSE_CHUNK
