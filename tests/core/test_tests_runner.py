@@ -40,7 +40,8 @@ def test_detects_each_kind(tmp_path: Path) -> None:
         "py": (fx.PY_FILES, "pytest", "pytest"),
         "node": (fx.NODE_TEST_FILES, "node", "node"),
         "jest": (fx.NEXT_JEST_FILES, "jest", "npm"),
-        "vitest": (fx.NEXT_VITEST_FILES, "vitest", "pnpm"),
+        # a pnpm project: pnpm where it is installed, else npm (tests/core/test_js_managers.py)
+        "vitest": (fx.NEXT_VITEST_FILES, "vitest", "pnpm" if shutil.which("pnpm") else "npm"),
         "go": (fx.GO_FILES, "go", "go"),
     }
     for name, (files, kind, head) in cases.items():

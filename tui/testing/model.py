@@ -22,9 +22,9 @@ class Suite:
     source: str = ""  # why we think so ("pyproject.toml [tool.pytest.ini_options]")
     manager: str = ""  # npm | pnpm | yarn for package.json suites
     shell: bool = False  # argv[0] is a shell command line (config override with operators)
-    interpreter: str = ""  # Python suites: which interpreter and why, one line ("python: .venv/bin/python (...)")
+    interpreter: str = ""  # which interpreter or runner and why, one line ("python: .venv/bin/python (...)", "runner: npm, ...")
     start: str = ""  # unittest: the discovery start directory
-    missing: str = ""  # why its runner cannot start, known before running (no interpreter found)
+    missing: str = ""  # why its runner cannot start, known before running (no interpreter; no manager that can)
 
     def rel(self, repo: Path) -> str:
         try:
@@ -72,7 +72,7 @@ class TestRun:
     status: str = "ran"  # ran | collection_error | not_started | no_tests | no_counts | killed (testing/diagnose.py)
     problem: str = ""  # when it did not simply run: the first error line
     hint: str = ""  # and what to do about it
-    interpreter: str = ""  # the Python used and why (one line), for Python suites
+    interpreter: str = ""  # the Python or the runner used and why (one line)
 
     @property
     def ok(self) -> bool:

@@ -208,11 +208,23 @@ NO_INTERPRETER_HINT = ("Create the project's environment (python3 -m venv .venv,
                        "Tell the developer.")
 
 
+NO_MANAGER_HINT = ("Install the package manager the project names (corepack enable, or its installer), or set "
+                   "tests.command in your user config to a command that runs here. Tell the developer.")
+
+
+def why_not_started(suite: Suite) -> tuple[str, str]:
+    """(problem, hint) for a suite whose runner cannot start here, known before running."""
+    if suite.kind in ("pytest", "unittest"):
+        return f"no Python interpreter found ({suite.missing})", NO_INTERPRETER_HINT
+    return suite.missing, NO_MANAGER_HINT
+
+
 def not_started(plan: Plan) -> TestRun:
-    """The run that could not start because no interpreter exists: said so, nothing run (exit 127, like a shell)."""
+    """The run that could not start (no interpreter, no package manager that can run the scripts): said so,
+    nothing run (exit 127, like a shell)."""
+    problem, hint = why_not_started(plan.suite)
     return TestRun(suite=plan.suite.name, exit_code=127, command=plan.command, parsed_from="none",
-                   status="not_started", problem=f"no Python interpreter found ({plan.suite.missing})",
-                   hint=NO_INTERPRETER_HINT, interpreter=plan.suite.interpreter)
+                   status="not_started", problem=problem, hint=hint, interpreter=plan.suite.interpreter)
 
 
 def make_runner(repo: Path, config: "Config") -> Runner:

@@ -14,7 +14,7 @@ from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
 from tui.protocol.errors import ToolError
 from tui.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
-from tui.testing.run import NO_INTERPRETER_HINT
+from tui.testing.run import why_not_started
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, bound, str_arg
 
@@ -34,7 +34,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         selection, suite_name = suite_name, ""  # small models put a test file in "suite"
     suite = choose_suite(suites, suite_name, selection, ctx.repo)
     if suite.missing:
-        raise ToolError(f"no Python interpreter found for this project ({suite.missing})", NO_INTERPRETER_HINT)
+        raise ToolError(*why_not_started(suite))
     plan = plan_run(suite, selection, ctx.repo)
     what = f" {selection}" if selection else ""
     return Proposal(id=new_proposal_id(), kind="command", tool="run_tests",
