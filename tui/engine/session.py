@@ -15,8 +15,8 @@ from tui.git.facade import GitRepo
 from tui.protocol.proposals import Approver
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
-from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
-                             ToolCallFinished, ToolCallStarted, TurnDone)
+from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, Progress, ServerStatus,
+                                 SessionStarted, ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.llm.base import ModelInfo, ToolCall
 from tui.engine.modelcheck import backend_choice, may_fall_back, with_route
 from tui.engine.store import Store, default_store_path
@@ -134,10 +134,16 @@ class Session:
             return self.info
 
     def _watch_progress(self) -> None:
-        """Loading a model file takes a while: show its progress as notices."""
+        """Loading a model file takes a while: a wait while it loads (Progress), a notice when it is ready or not."""
         server = getattr(self.backend, "server", None)
         if server is not None and hasattr(server, "on_progress"):
-            server.on_progress = lambda p: self.emit(Notice(f"model: {p.message}", key="model-load"))
+            server.on_progress = self._loading
+
+    def _loading(self, p: Any) -> None:
+        if p.stage in ("starting", "loading"):
+            self.emit(Progress("loading", detail=self.backend.server.model_file.name, elapsed=p.elapsed))
+        else:
+            self.emit(Notice(f"model: {p.message}", key="model-load"))
 
     async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
         """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""

@@ -28,6 +28,8 @@ class ChatChunk:
     done: bool = False
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reading: tuple[int, int] | None = None  # while the server reads the prompt: (tokens read, tokens to read),
+    # the ones it had cached left out; only from servers that report it (llama.cpp), before the first text
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,7 @@ class EmbeddedBackend(OpenAICompatBackend):
         super().__init__("http://127.0.0.1:0", deadlines, temperature=model.temperature, seed=model.seed,
                          max_context=context)
         self.server = EmbeddedServer(model_file, threads=model.threads, context=context, on_progress=on_progress)
+        self.prompt_progress = True  # llama.cpp's server
 
     async def connect(self, model: str | None = None) -> ModelInfo:
         """Starts the model process the first time (the model name is the file; ``model`` is ignored)."""

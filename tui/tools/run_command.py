@@ -14,7 +14,7 @@ from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
-from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted, Progress
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
 from tui.tools.support.edits import checkpoint
@@ -127,6 +127,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     sandbox = ctx.sandbox
     ctx.emit(CommandStarted(id=proposal.id, command=shown, sandbox=sandbox.info.kind))
+    ctx.emit(Progress("running", detail=shown))
     started = time.monotonic()
     result = await sandbox.run(
         argv, timeout=timeout, idle_timeout=limits.idle_timeout, network=decision.network,

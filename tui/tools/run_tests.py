@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
-from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted, Progress
 from tui.protocol.errors import ToolError
 from tui.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
 from tui.testing.run import why_not_started
@@ -51,6 +51,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     ctx.emit(CommandStarted(id=proposal.id, command=edited or plan.command,
                             sandbox=getattr(getattr(sandbox, "info", None), "kind", "none")))
+    ctx.emit(Progress("testing", detail=edited or plan.command))
     started = time.monotonic()
     run = await run_plan(plan, ctx.repo, ctx.config, runner=sandbox, command=edited,
                          timeout=decision.timeout or proposal.timeout,

@@ -35,6 +35,7 @@ from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import literal_warnings
+from tui.app.widgets.wait_line import WaitLine
 from tui.config import Config
 from tui.protocol import events as ev
 
@@ -74,6 +75,7 @@ class MainScreen(Screen):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield AgentPane(id="agent")
+                yield WaitLine(self.clock, lambda: "esc cancels" if self.busy() else "", id="wait")
                 yield PromptInput(id="prompt")
             with Vertical(id="side"):
                 with DiffArea(self.repo, git_refresh=self.git_refresh, id="diff-area"):
@@ -142,6 +144,10 @@ class MainScreen(Screen):
         return self.query_one(StatusBar)
 
     @property
+    def wait(self) -> WaitLine:
+        return self.query_one(WaitLine)
+
+    @property
     def banner(self) -> Banner:
         return self.query_one(Banner)
 
@@ -175,6 +181,7 @@ class MainScreen(Screen):
         if busy:
             self.agent.add_notice("cancelled", "warning")
             self.output.cancelled()
+            self.wait.work_ended()
         else:
             self.prompt.focus()
         self.update_keys()
@@ -269,9 +276,12 @@ class MainScreen(Screen):
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if not self.alive:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
-        handler = handler_for(type(message.event))
+        event = message.event
+        handler = handler_for(type(event))
         if handler is not None:
-            handler(self, message.event)
+            handler(self, event)
+        if not isinstance(event, ev.Progress):
+            self.wait.feed(event)  # what ends a wait: the reply, the command, the turn (tui/protocol/waits.py)
 
     @handles(ev.SessionStarted)
     def handle_session_started(self, event: ev.SessionStarted) -> None:
@@ -364,6 +374,11 @@ class MainScreen(Screen):
         if event.model:
             bar.model = event.model
         self.banner.server_state(event.state, event.host, event.detail, self.retry_seconds)
+
+    @handles(ev.Progress)
+    def handle_progress(self, event: ev.Progress) -> None:
+        """A wait began or moved: the line above the prompt (stage, elapsed seconds, the cancel key)."""
+        self.wait.feed(event)
 
     @handles(ev.ContextUsage)
     def handle_context_usage(self, event: ev.ContextUsage) -> None:
