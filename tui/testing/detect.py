@@ -125,6 +125,8 @@ def js_kind(script: str) -> str:
         return "vitest"
     if "jest" in words or any(w.endswith("/jest") for w in words):
         return "jest"
+    if "mocha" in words or any(w.endswith("/mocha") for w in words):
+        return "mocha"
     if "node" in words and "--test" in words:
         return "node"
     return "npm"

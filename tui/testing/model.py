@@ -16,7 +16,7 @@ class Suite:
     """One way the repo runs its tests (a monorepo has several)."""
 
     name: str  # "pytest", "web:jest", ... what --suite matches
-    kind: str  # pytest | unittest | jest | vitest | node | go | cargo | make | tox | nox | npm | custom
+    kind: str  # pytest | unittest | jest | vitest | mocha | node | go | cargo | make | tox | nox | npm | custom
     cwd: Path  # absolute directory the command runs in
     argv: list[str]  # the base command, without selection or report flags
     source: str = ""  # why we think so ("pyproject.toml [tool.pytest.ini_options]")
@@ -68,7 +68,7 @@ class TestRun:
     output_tail: str = ""
     command: str = ""
     killed: str = ""  # "" | timeout | idle | cancelled | killed | processes
-    parsed_from: str = ""  # junit | unittest | tap | go-json | jest-json | cargo | summary | none
+    parsed_from: str = ""  # junit | unittest | tap | go-json | jest-json | vitest-json | mocha | cargo | summary | none
     status: str = "ran"  # ran | collection_error | not_started | no_tests | no_counts | killed (testing/diagnose.py)
     problem: str = ""  # when it did not simply run: the first error line
     hint: str = ""  # and what to do about it

@@ -155,6 +155,9 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
     if selection and suite.kind == "make":
         raise ToolError("a Makefile test target cannot run a subset of tests",
                         "Run the whole suite, or set tests.command in .devagent.toml.")
+    if selection and suite.kind == "mocha":  # mocha takes a file as it is, a name with --grep
+        return Plan(suite, argv + (["--"] if suite.manager == "npm" else []) +
+                    ([selection] if path_like else ["--grep", selection]), selection)
     if selection and suite.kind == "npm":
         argv += (["--"] if suite.manager == "npm" else []) + [selection]
     elif selection:
@@ -174,11 +177,13 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
     kind = plan.suite.kind
     parsed = parsers.Parsed()
     if kind == "pytest" and report_text:
-        parsed = parsers.parse_junit(report_text, base, repo)
+        parsed = parsers.pytest_totals(output, parsers.parse_junit(report_text, base, repo))
     elif kind == "unittest":
         parsed = parse_unittest(output, base, repo, plan.suite.start or ".")
     elif kind in ("jest", "vitest") and report_text:
         parsed = parsers.parse_jest_json(report_text, base, repo, f"{kind}-json")
+    elif kind == "mocha":
+        parsed = parsers.parse_mocha(output, base, repo)
     elif kind == "go":
         parsed = parsers.parse_go_json(output, base, repo)
     elif kind == "cargo":

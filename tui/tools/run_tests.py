@@ -65,7 +65,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     text = run.to_model_text(budget if not diff else budget * 3 // 4)
     if diff:
         text += "\nThe test run changed files in the working tree:\n" + bound(diff, budget // 4, "diff")
-    return ToolResult(run.ok, text, run.summary(), diff=diff,
+    said = f"{run.summary()} · {run.interpreter}" if run.interpreter else run.summary()  # which runner, and why
+    return ToolResult(run.ok, text, said, diff=diff,
                       data={"test_run": run.to_dict(), "checkpoint": getattr(cp, "ref", None)})
 
 
