@@ -21,6 +21,7 @@ from tui.llm.base import ModelInfo, ToolCall
 from tui.engine.modelcheck import backend_choice, may_fall_back, with_route
 from tui.engine.store import Store, default_store_path
 from tui.tools.base import ToolContext, ToolResult
+from tui.protocol.words import plural
 
 
 def git_common_dir(repo: Path) -> Path:
@@ -106,7 +107,7 @@ class Session:
             self.store.set_proposal(item["id"], "interrupted")
         if lost:
             names = "; ".join(f"{p['kind']}: {p['summary']}" for p in lost)
-            self.emit(Notice(f"the previous run stopped before finishing {len(lost)} proposal(s): {names}. "
+            self.emit(Notice(f"the previous run stopped before finishing {plural(len(lost), 'proposal')}: {names}. "
                              "They were not re-run; check `git status` and ask again if needed.", "warning"))
             self.messages.append({"role": "user", "_tool": True, "content":
                                   f"(devagent) The previous session was interrupted. These proposals did not finish "

@@ -14,6 +14,7 @@ from typing import Callable
 
 from tui.protocol.events import (CommandFinished, ErrorEvent, Event, Progress, ProposalCreated, ServerStatus,
                                  TextDone, TurnDone)
+from tui.protocol.words import plural
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 COMMAND_STAGES = ("testing", "running", "checking")
@@ -21,11 +22,6 @@ COMMAND_STAGES = ("testing", "running", "checking")
 
 def _n(value: int) -> str:
     return f"{value:,}"
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """'1 token', '2,073 tokens'."""
-    return f"{_n(count)} {one if count == 1 else (many or one + 's')}"
 
 
 def what(p: Progress) -> str:

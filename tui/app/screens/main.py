@@ -38,6 +38,7 @@ from tui.app.widgets.tool_call_line import literal_warnings
 from tui.app.widgets.wait_line import WaitLine
 from tui.config import Config
 from tui.protocol import events as ev
+from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.app.widgets.tool_call_line import ToolCallLine
@@ -69,6 +70,7 @@ class MainScreen(Screen):
         self.server_state = "connecting"
         self.closing = False
         self._focus_before_diff: Widget | None = None  # where ctrl+o came from, for the way back
+        self.last_answer = ""  # the model's last message as it wrote it (flows/copy.py: F2, F3)
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
@@ -297,6 +299,8 @@ class MainScreen(Screen):
     def handle_text_done(self, event: ev.TextDone) -> None:
         agent = self.agent
         agent.finish_reply(event.text, event.shown)
+        if (event.shown or "").strip():
+            self.last_answer = event.shown or ""
         hidden = literal_warnings(event.text)
         if hidden:
             agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
@@ -395,11 +399,11 @@ class MainScreen(Screen):
         output, agent = self.output, self.agent
         if event.state == "fixing":
             output.border_title = f"Output · fix attempt {event.attempt}/{event.limit} · esc stops"
-            agent.add_notice(f"fix attempt {event.attempt} of {event.limit}: {event.failing} failing test(s)")
+            agent.add_notice(f"fix attempt {event.attempt} of {event.limit}: {plural(event.failing, 'failing test')}")
             return
         output.border_title = "Output"
         why = FIX_STOPPED.get(event.reason, event.reason)
-        agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
+        agent.add_notice(f"fix loop stopped after {plural(event.attempt, 'attempt')}: {why}",
                          "info" if event.reason == "passed" else "warning")
 
     @handles(ev.TurnDone)
