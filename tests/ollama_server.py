@@ -38,6 +38,7 @@ class Reply:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # [{"name": ..., "arguments": {...}}]
     chunks: list[str] | None = None  # explicit text chunks instead of splitting `text`
     delay: float = 0.0  # seconds between chunks
+    first_delay: float = 0.0  # seconds before the first chunk (a CPU reading a long prompt)
     fault: str | None = None  # None | "http500" | "reset" | "stall" | "http404"
     fault_after: int = 0  # chunks sent before reset/stall
     stall: float = 30.0  # seconds of silence for the "stall" fault
@@ -353,6 +354,8 @@ class _Handler(BaseHTTPRequestHandler):
         records = [self._record(name, p) for p in pieces]
         if reply.tool_calls:
             records.append(self._record(name, "", reply.tool_calls))
+        if reply.first_delay and self.owner.sleep(reply.first_delay):
+            return  # the server is stopping
         for index, record in enumerate(self._faulted(records, reply)):
             if index and reply.delay:
                 self.owner.sleep(reply.delay)

@@ -15,14 +15,17 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Any, TextIO
+import time
+from typing import Any, Callable, TextIO
 
 from tui.protocol.proposals import Decision, Proposal
 from tui.safety.literal import literal_warnings
 from tui.safety.literal import visible as _literal
 from tui.protocol.events import (Checkpointed, CommandFinished, CommandOutput, Detail, ErrorEvent, Event, Notice,
-                                 ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
-                                 TurnDone)
+                                 Progress, ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished,
+                                 ToolCallStarted, TurnDone)
+from tui.protocol.waits import Waits
+from tui.protocol.waits import text as wait_text
 from tui.engine.prose import ProseStream
 
 PROTOCOL_VERSION = 1
@@ -51,17 +54,31 @@ class StdinLines:
         return await self.queue.get()
 
 
+WAIT_LINES_EVERY = 10.0  # seconds between two lines of one wait when stderr is not a terminal
+
+
 class TextPrinter:
     """Human-readable output: model prose streamed (the tool calls written into it shown once, as their
     ``→ tool(...)`` lines), results, and notes on stderr (a keyed note rewrites its line on a terminal).
     devagent's details (what it told the model, retries, replies as written, checkpoint refs) go to stderr only
-    when ``verbose``; a connection message always does."""
+    when ``verbose``; a connection message always does.
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, verbose: bool = False) -> None:
+    A wait (Progress: loading, reading the prompt, writing, running the tests) is one line on stderr: on a
+    terminal it is redrawn every second in place and erased before anything else is printed; elsewhere it is
+    printed when its stage begins (writing: once it has taken 2 s, the time streamed prose needs no line for)
+    and then every ``WAIT_LINES_EVERY`` seconds. Never in the middle of a line of the model's prose."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, verbose: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.out, self.err, self.verbose = out or sys.stdout, err or sys.stderr, verbose
         self._at_line_start = True
         self._prose = ProseStream()
         self._last_key = ""  # the key of the note on the last line of stderr, while nothing came after it
+        self.clock = clock
+        self.waits = Waits(clock)
+        self._wait_open = False  # the wait's line is the last thing on the terminal, with no newline
+        self._wait_said: tuple[str, float] = ("", 0.0)  # (stage, time) of the last wait line (not a terminal)
+        self._tick: asyncio.TimerHandle | None = None
 
     def _write(self, text: str, stream: TextIO | None = None) -> None:
         stream = stream or self.out
@@ -98,7 +115,51 @@ class TextPrinter:
             self.err.flush()
             self._last_key = ""
 
+    def _show_wait(self) -> None:
+        """The current wait on stderr (see the class doc); nothing while the prose is mid-line."""
+        current = self.waits.current
+        terminal = self.err.isatty()
+        if current is None or not (self._at_line_start or (terminal and not self.out.isatty())):
+            return
+        self._close_note()
+        if terminal:
+            self.err.write("\r\x1b[K" + self.waits.line("ctrl+c cancels"))
+            self.err.flush()
+            self._wait_open = True
+            if self._tick is None:
+                try:
+                    self._tick = asyncio.get_running_loop().call_later(1.0, self._redraw)
+                except RuntimeError:  # no loop (a synchronous caller): drawn at the next event instead
+                    pass
+            return
+        now = self.clock()
+        begins = current.stage != self._wait_said[0] and (current.stage != "writing" or self.waits.elapsed >= 2)
+        if begins or (current.stage == self._wait_said[0] and now - self._wait_said[1] >= WAIT_LINES_EVERY):
+            self._wait_said = (current.stage, now)
+            self._line("… " + wait_text(current, self.waits.elapsed), self.err)
+
+    def _redraw(self) -> None:
+        self._tick = None
+        if self._wait_open:
+            self._show_wait()
+
+    def _erase_wait(self) -> None:
+        if self._wait_open:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+            self._wait_open = False
+
     def __call__(self, event: Event) -> None:
+        if isinstance(event, Progress):
+            self.waits.feed(event)
+            self._show_wait()
+            return
+        self._erase_wait()
+        self._print(event)
+        self.waits.feed(event)
+        self._show_wait()
+
+    def _print(self, event: Event) -> None:
         if self._last_key and not (isinstance(event, Notice) and event.key == self._last_key):
             self._close_note()
         if isinstance(event, TextDelta):

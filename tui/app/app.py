@@ -378,6 +378,15 @@ class DevagentApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_copy_selection(self) -> None:
+        _flows().copy.copy_selection(self.main)
+
+    def action_copy_answer(self) -> None:
+        _flows().copy.copy_answer(self.main)
+
+    def action_copy_code(self) -> None:
+        _flows().copy.copy_code(self.main)
+
     def action_focus_pane(self, pane: str) -> None:
         self.main.query_one(f"#{pane}").focus()
 

@@ -3,9 +3,9 @@
 Each pane widget names its keys in a ``KEY_HINTS`` class attribute (key as shown, what it does;
 built from tui/app/keymap.py);
 the focused widget's, or its nearest ancestor's, are the pane keys. ``fit`` shortens the line to the
-room there is: the palette and quit keys go first, then the labels of the app keys and of what matters
-now, then the pane keys' labels, then the pending count and the help and jump keys; the pane's keys
-themselves always stay.
+room there is by priority: whole hints go, least useful first (quit, the palette, the jump key, the pending
+count, help), before any label; then the pane keys' labels, last key first. The pane's keys themselves and
+what matters now (esc cancel) always stay.
 """
 
 from __future__ import annotations
@@ -43,29 +43,39 @@ def _join(hints: tuple[Hint, ...] | list[Hint], labels: bool, tight: bool = Fals
     return ("  " if tight else " · ").join(f"{key} {label}".strip() if labels else key for key, label in hints)
 
 
-def fit(hints: KeyHints, room: int) -> tuple[str, bool]:
-    """The longest form of the hints that fits ``room`` cells, and whether the pane's keys kept their labels
-    (the last form, keys only, may still not fit: the bar then cuts it)."""
-    def keys(group: tuple[Hint, ...]) -> tuple[Hint, ...]:
-        return tuple((key, "") for key, _ in group)
+def _render(groups: list[list[Hint]], tight: bool) -> str:
+    return " │ ".join(part for part in (("  " if tight else " · ").join(f"{k} {v}".strip() for k, v in g)
+                                       for g in groups) if part)
 
-    now, waiting, pane, app = hints.now, hints.waiting, hints.pane, hints.app
-    forms = [  # (groups, pane labels kept, tight)
-        ((now, waiting, pane, app), True, False),
-        ((now, waiting, pane, app[:2]), True, False),  # the jump key and help stay; the palette and quit go
-        ((now, keys(waiting), pane, keys(app[:2])), True, False),
-        ((keys(now), pane, keys(app[:2])), True, False),  # the queue's title counts what is waiting
-        ((keys(now), pane, keys(app[:2])), True, True),
-        ((keys(now), pane), True, True),
-        ((keys(now), keys(waiting), keys(pane), keys(app[:2])), False, False),
-        ((keys(now), keys(waiting), keys(pane), keys(app[:2])), False, True),
-        ((keys(now), keys(pane), keys(app[:2])), False, True),  # the queue's title still counts what is waiting
-        ((keys(now), keys(pane), keys(app[:1])), False, True),  # the jump key stays longest
-        ((keys(now), keys(pane)), False, True),
-    ]
+
+def fit(hints: KeyHints, room: int) -> tuple[str, bool]:
+    """The longest form of the hints that fits ``room`` cells, shortened by priority: whole hints (key and
+    label) go, least useful first (quit, palette, the jump key, the pending count, then help), before any label
+    does; then the pane's labels go from its last key back, then those of what matters now. Never a bare row of
+    keys while a labelled one fits. Returns the text and whether every pane key kept its label (the last form
+    may still not fit: the bar then cuts it)."""
+    now, waiting, pane = list(hints.now), list(hints.waiting), list(hints.pane)
+    app = list(hints.app)
+    help_hint = [h for h in app if h[0] in ("?", "F1", "?/F1")]
+    dropped_first = [h for h in reversed(app) if h not in help_hint]  # quit, palette, then the jump key
+    order = [*dropped_first[:-1], *waiting, *dropped_first[-1:], *help_hint]  # what goes, in the order it goes
+    kept_app, kept_waiting = list(app), list(waiting)
+    forms: list[tuple[list[list[Hint]], bool]] = []
+    for tight in (False, True):
+        kept_app, kept_waiting = list(app), list(waiting)
+        forms.append(([now, kept_waiting, pane, kept_app], tight))
+        for gone in order:
+            kept_app = [h for h in kept_app if h != gone]
+            kept_waiting = [h for h in kept_waiting if h != gone]
+            forms.append(([now, kept_waiting, pane, kept_app], tight))
+    bare_pane = list(pane)
+    for i in range(len(pane) - 1, -1, -1):  # the pane's labels, from its last key back
+        bare_pane[i] = (pane[i][0], "")
+        forms.append(([now, [], list(bare_pane), []], True))
+    forms.append(([[(k, "") for k, _ in now], [], list(bare_pane), []], True))
     text = ""
-    for groups, labelled, tight in forms:
-        text = " │ ".join(part for part in (_join(group, True, tight) for group in groups) if part)
+    for groups, tight in forms:
+        text = _render(groups, tight)
         if cell_len(text) <= room:
-            return text, labelled
+            return text, all(label for _, label in groups[2]) or not pane
     return text, False

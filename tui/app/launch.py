@@ -28,11 +28,36 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name, None)}
 
 
+def check_options(config: Any, options: dict[str, Any]) -> int:
+    """The model options of the command line, checked before the app opens: 0 when they work, else the exit code
+    after the error `devagent run` prints for them (a configuration error is raised, as it is there)."""
+    import asyncio
+
+    from tui.engine.modelcheck import check_model_options
+    from tui.protocol.errors import ModelError
+
+    chosen = {k: v for k, v in options.items() if k in ("model", "host", "backend", "model_file")}
+    if not chosen:
+        return 0
+    try:
+        asyncio.run(check_model_options(config, **chosen))
+    except ModelError as err:
+        from tui.headless import TextPrinter
+        from tui.protocol.events import ErrorEvent
+
+        TextPrinter()(ErrorEvent(err.message, err.hint, err.retryable, source="model"))
+        return err.exit_code
+    return 0
+
+
 def launch(args: argparse.Namespace) -> int:
     from tui.git.repo import find_repo
 
     repo = find_repo(Path.cwd())
     config = load_config(repo)
+    failed = check_options(config, session_options(args))
+    if failed:
+        return failed
     from tui.app.app import DevagentApp
 
     app = DevagentApp(

@@ -108,7 +108,7 @@ def theme_from_data(data: dict[str, Any], where: str, *, trusted: bool = False) 
         problems.append(f"{where}: 'name' must be a non-empty string")
     unknown = sorted(set(data) - set(BASE_KEYS) - set(REQUIRED_KEYS) - set(META_KEYS))
     if unknown:
-        problems.append(f"{where}: unknown key(s) {', '.join(unknown)}")
+        problems.append(f"{where}: unknown {'key' if len(unknown) == 1 else 'keys'} {', '.join(unknown)}")
     for key in BASE_KEYS:
         if key in data:
             _check_colour(where, key, data[key], problems)

@@ -15,6 +15,7 @@ from typing import Any
 from tui.engine import context, instructions
 from tui.engine.agent_words import is_question
 from tui.engine.coach import RepeatWatch
+from tui.engine.replywait import ReplyProgress
 from tui.engine.turnmsg import short as _short
 from tui.llm.base import ToolCall
 from tui.protocol.errors import ContextOverflow, ModelError
@@ -114,7 +115,8 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
         if trimmed:
             emit(Detail(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
         try:
-            return await _warm(agent, _reply(agent, messages, schemas, fmt, constrained, cut, deadline))
+            return await _warm(agent, _reply(agent, messages, schemas, fmt, constrained, cut, deadline,
+                                             int(used * scale)))
         except ContextOverflow as err:
             if refit == REFITS:
                 emit(ErrorEvent(err.message, err.hint, False, source="model"))
@@ -143,8 +145,9 @@ async def _warm(agent: Any, reply: Any) -> Any:
 
 async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[str, Any]] | None,
                  fmt: dict[str, Any] | None, constrained: bool, cut: re.Pattern[str] | None,
-                 deadline: float | None) -> tuple[str, list[ToolCall]]:
-    """The streamed reply to ``messages``, retried with backoff on the failures worth retrying."""
+                 deadline: float | None, estimate: int = 0) -> tuple[str, list[ToolCall]]:
+    """The streamed reply to ``messages``, retried with backoff on the failures worth retrying; its waits shown
+    (reading the prompt of about ``estimate`` tokens, then writing: replywait.py)."""
     cfg = agent.config.model
     emit = agent.emit
     agent.looped = False
@@ -156,24 +159,27 @@ async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[
             stream = agent.backend.stream_chat(context.wire(messages), schemas, format=fmt,
                                                num_ctx=agent.limit)  # one size: a new num_ctx reloads the model
             watch = RepeatWatch()
-            async for chunk in stream:
-                if chunk.text:
-                    parts.append(chunk.text)
-                    if not constrained:
-                        emit(TextDelta(chunk.text))
-                calls.extend(chunk.tool_calls)
-                if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
-                    await _close(stream)
-                    break
-                if chunk.text and watch.looping(chunk.text):
-                    agent.looped = True
-                    await _close(stream)
-                    emit(Detail("the model wrote the same text over and over; its reply was cut there", "retry"))
-                    break
-                if deadline is not None and time.monotonic() > deadline:
-                    await _close(stream)
-                    emit(Detail("the model's reply ran past the time for this request; it was cut there", "retry"))
-                    break
+            with ReplyProgress(emit, estimate) as waits:
+                async for chunk in stream:
+                    waits.chunk(chunk)
+                    if chunk.text:
+                        parts.append(chunk.text)
+                        if not constrained:
+                            emit(TextDelta(chunk.text))
+                    calls.extend(chunk.tool_calls)
+                    if cut is not None and chunk.text and cut.search("".join(parts)[:400]):
+                        await _close(stream)
+                        break
+                    if chunk.text and watch.looping(chunk.text):
+                        agent.looped = True
+                        await _close(stream)
+                        emit(Notice("the model wrote the same text over and over; its reply was cut there", "warning"))
+                        break
+                    if deadline is not None and time.monotonic() > deadline:
+                        await _close(stream)
+                        emit(Notice("the model's reply ran past the time for this request; it was cut there",
+                                    "warning"))
+                        break
         except ContextOverflow:
             raise  # complete() fits the request again
         except ModelError as err:

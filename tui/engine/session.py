@@ -15,12 +15,13 @@ from tui.git.facade import GitRepo
 from tui.protocol.proposals import Approver
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
-from tui.protocol.events import (CommandOutput, Detail, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
-                             ToolCallFinished, ToolCallStarted, TurnDone)
+from tui.protocol.events import (CommandOutput, Detail, Emit, ErrorEvent, Event, Notice, Progress, ServerStatus,
+                                 SessionStarted, ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.llm.base import ModelInfo, ToolCall
-from tui.llm.modelcache import embedded_route_hint
+from tui.engine.modelcheck import backend_choice, may_fall_back, with_route
 from tui.engine.store import Store, default_store_path
 from tui.tools.base import ToolContext, ToolResult
+from tui.protocol.words import plural
 
 
 def git_common_dir(repo: Path) -> Path:
@@ -56,9 +57,7 @@ class Session:
         self.sandbox_info = await asyncio.to_thread(detect, config)
         self.sandbox = Sandbox(repo, config, self.sandbox_info)
         self.policy = Policy(config, self.sandbox_info.active, repo)
-        if model_file and not backend:
-            backend = "embedded"  # --model-file means: run this GGUF here
-        self._backend_choice = backend or host or model_file
+        backend, self._backend_choice = backend_choice(backend, host, model_file)
         self.backend = make_backend(config, backend=backend, host=host, model_file=model_file)
         self._watch_progress()
         resumed = False
@@ -109,7 +108,7 @@ class Session:
             self.store.set_proposal(item["id"], "interrupted")
         if lost:
             names = "; ".join(f"{p['kind']}: {p['summary']}" for p in lost)
-            self.emit(Notice(f"the previous run stopped before finishing {len(lost)} proposal(s): {names}. "
+            self.emit(Notice(f"the previous run stopped before finishing {plural(len(lost), 'proposal')}: {names}. "
                              "They were not re-run; check `git status` and ask again if needed.", "warning"))
             self.messages.append({"role": "user", "_tool": True, "content":
                                   f"(devagent) The previous session was interrupted. These proposals did not finish "
@@ -123,9 +122,7 @@ class Session:
                 self.info = await self.backend.connect(self.requested_model)
             except ServerUnreachable as err:
                 if not await self._fall_back_to_embedded(err):
-                    route = embedded_route_hint(self.config.model.model_file) if self._backend_choice is None else ""
-                    if route and route not in err.hint:
-                        err.hint = f"{err.hint}\n{route}".strip()
+                    with_route(err, self.config, self._backend_choice)
                     self.emit(ServerStatus("down", host, self.requested_model or "", err.message))
                     raise
             except ModelError as err:
@@ -139,23 +136,26 @@ class Session:
             return self.info
 
     def _watch_progress(self) -> None:
-        """Loading a model file takes a while: show its progress as notices."""
+        """Loading a model file takes a while: a wait while it loads (Progress), a notice when it is ready or not."""
         server = getattr(self.backend, "server", None)
         if server is not None and hasattr(server, "on_progress"):
-            server.on_progress = lambda p: self.emit(Notice(f"model: {p.message}", key="model-load"))
+            server.on_progress = self._loading
+
+    def _loading(self, p: Any) -> None:
+        if p.stage in ("starting", "loading"):
+            self.emit(Progress("loading", detail=self.backend.server.model_file.name, elapsed=p.elapsed))
+        else:
+            self.emit(Notice(f"model: {p.message}", key="model-load"))
 
     async def _fall_back_to_embedded(self, err: ServerUnreachable) -> bool:
         """No Ollama server, but a model file is configured or cached: run it embedded, and say so."""
-        if self._backend_choice is not None or self.config.model.backend != "ollama":
+        if not may_fall_back(self.config, self._backend_choice):
             return False
-        from importlib.util import find_spec
-
         from tui.llm.factory import make_backend
         from tui.llm.modelcache import resolve_model_file, shown
 
         path = resolve_model_file(self.config.model.model_file)
-        if path is None or not path.is_file() or find_spec("xllamacpp") is None:
-            return False
+        assert path is not None
         self.emit(Detail(f"{err.message} Using the embedded model {shown(path)} instead.", "connection"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tui.git.repo import Repo
 from tui.protocol.errors import RepoError
+from tui.safety.parsing import loads_json
 from tui.safety.paths import read_regular, replace_file
 
 RECORD = "hooks-seen.json"
@@ -93,7 +94,7 @@ def _record(repo: Repo) -> Path:
 
 def _load(repo: Repo) -> dict[str, str] | None:
     try:
-        data = json.loads(read_regular(_record(repo), 64 * MAX_BYTES).decode("utf-8"))
+        data = loads_json(read_regular(_record(repo), 64 * MAX_BYTES).decode("utf-8"), "the hook record")
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()) else None

@@ -29,6 +29,8 @@ class ChatChunk:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     index: int = 0  # which of several sampled completions this piece belongs to (options={"n": k})
+    reading: tuple[int, int] | None = None  # while the server reads the prompt: (tokens read, tokens to read),
+    # the ones it had cached left out; only from servers that report it (llama.cpp), before the first text
 
 
 @dataclass(frozen=True)

@@ -13,39 +13,84 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import hashlib
+import json
 import os
 import re
 import urllib.parse
 from collections import deque
 from pathlib import Path
+from typing import Any
+
+from tui.safety.parsing import loads_json
 
 from tui.protocol.errors import DownloadError
 from tui.llm import catalog
 from tui.llm.catalog import CatalogModel
 from tui.llm.modelcache import model_dir
-from tui.llm.transfer import BLOCK, Meter, ProgressFn, Target, open_part, target_for
+from tui.llm.transfer import BLOCK, Meter, Progress, ProgressFn, Target, open_part, target_for
 
 
 class _Lock:
-    """One download of a model at a time (the app and `devagent models pull` may both try)."""
+    """One download of a model at a time (the app, `devagent models pull` and scripts/fetch-test-model may all
+    try). The holder writes its latest progress into the lock file; another process that wants the same model
+    waits, shows that progress, and then uses the file (or, when the holder stopped without it, resumes it)."""
 
     def __init__(self, target: Target) -> None:
         self.path = target.folder / f".{target.name}.lock"
         self.fd = -1
 
-    def __enter__(self) -> "_Lock":
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    def take(self) -> bool:
+        """Hold the lock now if nobody does (flock: released by the kernel when the holder dies)."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            os.close(self.fd)
-            raise DownloadError(f"Another download of {self.path.name[1:-5]} is running.",
-                                "Wait for it to finish (or stop it), then try again.") from None
-        return self
+            os.close(fd)
+            return False
+        self.fd = fd
+        self.tell(Progress("starting", 0, 0, 0.0))
+        return True
 
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
+    def tell(self, progress: Progress) -> None:
+        """The holder's progress, for a process waiting on the same model."""
+        data = json.dumps({"pid": os.getpid(), "stage": progress.stage, "done": progress.done,
+                           "total": progress.total, "speed": progress.speed, "message": progress.message}).encode()
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, data, 0)
+        except OSError:
+            pass  # a full disk shows in the download itself
+
+    def holder(self) -> dict[str, Any]:
+        """What the holder last wrote ({} when it is being written or unreadable: the next look gets it)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            try:
+                value = loads_json(os.read(fd, 4096) or b"{}", "the download lock")
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    async def wait(self, name: str, total: int, on_progress: ProgressFn | None, poll: float = 0.25) -> None:
+        """Until this process holds the lock, reporting the holder's progress (stage "waiting")."""
+        meter = Meter(total, on_progress)
+        while not self.take():
+            other = self.holder()
+            done, of = int(other.get("done") or 0), int(other.get("total") or 0)
+            meter.total = of or meter.total
+            what = f"{other.get('stage')}: {other.get('message')}" if other.get("message") else other.get("stage", "")
+            meter.message = (f"another download of {name} is running (pid {other.get('pid', '?')}); waiting for it"
+                             + (f" ({what})" if what else ""))
+            meter.set(done, "waiting")
+            await asyncio.sleep(poll)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = -1
 
 
 def sha256_of(path: Path, meter: Meter | None = None) -> str:
@@ -109,13 +154,20 @@ async def pull(spec: str, *, sha256: str | None = None, on_progress: ProgressFn 
     else:
         name = known.file if known else Path(spec).name
     target = target_for(name, folder)
-    if target.final.is_file() and (sha is None or await asyncio.to_thread(sha256_of, target.final) == sha):
-        done = Meter(target.final.stat().st_size, on_progress)
-        done.message = "already in the cache" + (", sha256 verified" if sha else "")
-        done.set(done.total, "done", force=True)
+    if await _cached(target, sha, on_progress, "already in the cache"):
         return target.final  # already there (a file that does not verify is fetched again and replaced)
-    with _Lock(target):
-        meter = Meter(known.size if known else 0, on_progress)
+    lock = _Lock(target)
+    await lock.wait(name, known.size if known else 0, on_progress)
+    try:
+        if await _cached(target, sha, on_progress, "downloaded by the other process"):
+            return target.final
+
+        def report(progress: Progress) -> None:
+            lock.tell(progress)
+            if on_progress is not None:
+                on_progress(progress)
+
+        meter = Meter(known.size if known else 0, report)
         if kind == "catalog":
             assert known is not None
             if known.parts is None:
@@ -127,6 +179,18 @@ async def pull(spec: str, *, sha256: str | None = None, on_progress: ProgressFn 
         if kind == "url":
             return await pull_url(spec, target, sha, meter, stall, connect_timeout)
         return await copy_file(Path(spec).expanduser(), target, sha, meter)
+    finally:
+        lock.release()
+
+
+async def _cached(target: Target, sha: str | None, on_progress: ProgressFn | None, how: str) -> bool:
+    """The model is in the cache under its name (and matches ``sha`` when one is known): reported as done."""
+    if not target.final.is_file() or (sha is not None and await asyncio.to_thread(sha256_of, target.final) != sha):
+        return False
+    done = Meter(target.final.stat().st_size, on_progress)
+    done.message = how + (", sha256 verified" if sha else "")
+    done.set(done.total, "done", force=True)
+    return True
 
 
 async def copy_file(source: Path, target: Target, sha256: str | None, meter: Meter) -> Path:

@@ -65,6 +65,7 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
+PROMPT_BATCH = 512  # tokens of the prompt read between two progress reports (llama.cpp's n_batch)
 CACHE_REUSE_CHUNK = 64  # tokens: the shortest run of the cached prompt worth shifting into place (llama.cpp --cache-reuse)
 
 
@@ -89,7 +90,8 @@ class EmbeddedServer:
         if self.on_progress is not None:
             self.on_progress(LoadProgress(stage, fraction, message, time.monotonic() - self._started))
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """The runtime is installed and the file is a GGUF model (raises ModelError naming what is wrong)."""
         if importlib.util.find_spec("xllamacpp") is None:
             raise ModelError("The embedded llama.cpp runtime (xllamacpp) is not installed.", INSTALL_HINT)
         if not self.model_file.is_file():
@@ -122,7 +124,7 @@ class EmbeddedServer:
         """Start the child and wait until it answers /health. Returns the base URL."""
         if self.url and self.alive():
             return self.url
-        self._check()
+        self.check()
         self._started = time.monotonic()
         size_mb = self.model_file.stat().st_size / 1e6
         from tui.llm.modelcache import shown
@@ -237,6 +239,7 @@ class EmbeddedBackend(OpenAICompatBackend):
         self.n_field = "n_cmpl"  # llama.cpp's name for several completions of one prompt (read once)
         self.server = EmbeddedServer(model_file, threads=model.threads, context=context, parallel=self.parallel,
                                      on_progress=on_progress)
+        self.prompt_progress = True  # llama.cpp's server
 
     async def connect(self, model: str | None = None) -> ModelInfo:
         """Starts the model process the first time (the model name is the file; ``model`` is ignored)."""
@@ -278,6 +281,7 @@ def _serve(argv: list[str] | None = None) -> int:
     params.n_parallel = max(1, args.parallel)
     params.kv_unified = True
     params.n_ctx = args.context * params.n_parallel
+    params.n_batch = PROMPT_BATCH  # prompt progress is reported per batch (see the note below)
     # Reuse cached chunks after a deletion in the middle of the prompt (KV shifting): when the context
     # fitter drops an older step or devagent forgets a retried reply, the messages after it are not read again.
     params.n_cache_reuse = CACHE_REUSE_CHUNK

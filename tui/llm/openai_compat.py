@@ -176,6 +176,13 @@ class _ToolCallAssembler:
         return tuple(calls), "\n".join(leftovers)
 
 
+def _reading(report: dict[str, Any]) -> ChatChunk:
+    """llama.cpp's prompt_progress ({total, cache, processed}: processed counts the cached tokens) as a chunk."""
+    cached = int(report.get("cache") or 0)
+    total = max(0, int(report.get("total") or 0) - cached)
+    return ChatChunk(reading=(min(total, max(0, int(report.get("processed") or 0) - cached)), total))
+
+
 class OpenAICompatBackend:
     """Backend over an OpenAI-compatible HTTP server."""
 
@@ -192,6 +199,8 @@ class OpenAICompatBackend:
         self.max_context = max_context
         self.model: str | None = None
         self.last_timings: dict[str, Any] = {}  # llama.cpp's per-reply speed figures, for benchmarks
+        self.prompt_progress = False  # the server is llama.cpp's: ask it to report reading the prompt
+        self.reading: tuple[int, int] | None = None  # the latest report (a reply waiting for the warm-up shows it)
         key = api_key or os.environ.get("DEVAGENT_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client: httpx.AsyncClient | None = None
@@ -232,6 +241,7 @@ class OpenAICompatBackend:
                 names = ", ".join(m["id"] for m in models)
                 raise UnknownModel(f"The server at {self.host} has no model {model!r}.", f"It has: {names}")
         self.model = chosen["id"]
+        self.prompt_progress = self.prompt_progress or chosen.get("owned_by") == "llamacpp"
         meta = chosen.get("meta") or {}
         n_ctx = meta.get("n_ctx") or chosen.get("max_model_len") or chosen.get("context_length") or self.max_context
         return ModelInfo(name=self.model, context_length=min(int(n_ctx), self.max_context), supports_tools=True,
@@ -247,6 +257,8 @@ class OpenAICompatBackend:
             body["model"] = self.model
         if self.seed is not None:
             body["seed"] = self.seed
+        if self.prompt_progress:
+            body["return_progress"] = True  # llama.cpp: a prompt_progress record after each batch it reads
         openai_tools = to_openai_tools(tools)
         if openai_tools:
             body["tools"] = openai_tools
@@ -272,16 +284,24 @@ class OpenAICompatBackend:
             pass
         return dict(self.last_timings)
 
-    async def _after_warmup(self) -> None:
+    async def _after_warmup(self) -> AsyncIterator[ChatChunk]:
+        """Until the warm-up ends (neither raising nor cancelling it): what it has read, as it moves."""
         task = self._warming
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            await asyncio.wait({task}, timeout=self.deadlines.total)  # neither raises nor cancels it
+        end = time.monotonic() + self.deadlines.total
+        shown = None
+        while task is not None and not task.done() and task is not asyncio.current_task() \
+                and time.monotonic() < end:
+            if self.reading is not None and self.reading != shown:
+                shown = self.reading
+                yield ChatChunk(reading=shown)
+            await asyncio.wait({task}, timeout=0.25)
 
     async def stream_chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
                           format: dict[str, Any] | None = None, num_ctx: int | None = None,
                           options: dict[str, Any] | None = None) -> AsyncIterator[ChatChunk]:
         """Stream one reply; the server's context size is fixed at load time, so ``num_ctx`` is not sent."""
-        await self._after_warmup()
+        async for waiting in self._after_warmup():
+            yield waiting
         body = self._request(messages, tools, format, options)
         started = time.monotonic()
         partial: list[str] = []
@@ -296,6 +316,7 @@ class OpenAICompatBackend:
         d = self.deadlines
         assembler = _ToolCallAssembler()
         usage: dict[str, Any] = {}
+        self.reading = None
         try:
             async with self._http().stream("POST", "/v1/chat/completions", json=body) as response:
                 if response.status_code != 200:
@@ -327,6 +348,12 @@ class OpenAICompatBackend:
                         err = event["error"]
                         text = err.get("message", str(err)) if isinstance(err, dict) else str(err)
                         raise ModelError(f"The model server reported an error: {text}")
+                    reading = event.get("prompt_progress")
+                    if isinstance(reading, dict) and reading.get("total"):
+                        chunk = _reading(reading)
+                        self.reading = chunk.reading
+                        yield chunk
+                        continue
                     usage = event.get("usage") or usage
                     self.last_timings = event.get("timings") or self.last_timings
                     for choice in event.get("choices") or []:

@@ -50,6 +50,9 @@ class Interpreter:
         if not self.python:
             return f"python: none found ({self.why})"
         own = ", devagent's own environment" if self.own and "devagent" not in self.why else ""
+        if self.own and self.source in ("PATH", "VIRTUAL_ENV"):
+            own = (", devagent's own environment, because the project has none of its own: python3 -m venv .venv "
+                   "and the project's test tools installed there make one")
         return f"python: {self.shown(repo)} ({self.why}{own})"
 
 

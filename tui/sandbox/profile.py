@@ -221,7 +221,8 @@ def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env
     for path in gitdirs:
         argv += ["--ro-bind", path, path]
     for path, is_dir in masks:
-        argv += ["--tmpfs", path] if is_dir else ["--ro-bind", "/dev/null", path]
+        # -try: a socket that is gone by the time bwrap mounts (another program removed it) has nothing to hide
+        argv += ["--tmpfs", path] if is_dir else ["--ro-bind-try", "/dev/null", path]
     argv.append("--clearenv")
     for name, value in env.items():
         argv += ["--setenv", name, value]

@@ -82,16 +82,48 @@ def _pytest_source(d: Path, names: set[str], files_in_dir: list[str], prefix: st
     return ""
 
 
-def _manager(d: Path, repo: Path) -> str:
+LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"), ("bun.lock", "bun"),
+              ("package-lock.json", "npm"), ("npm-shrinkwrap.json", "npm"))
+
+
+def _named_manager(d: Path, repo: Path, pkg: dict[str, object]) -> tuple[str, str]:
+    """(the package manager the project names, where it says so): package.json's ``packageManager`` field
+    (corepack's), else the nearest lock file up to the repo's root; npm when nothing says."""
+    field = pkg.get("packageManager")
+    if isinstance(field, str) and field.split("@", 1)[0] in ("npm", "pnpm", "yarn", "bun"):
+        return field.split("@", 1)[0], f"packageManager {field}"
     cur = d
     while True:
-        if (cur / "pnpm-lock.yaml").exists():
-            return "pnpm"
-        if (cur / "yarn.lock").exists():
-            return "yarn"
-        if (cur / "package-lock.json").exists() or cur == repo or cur.parent == cur:
-            return "npm"
+        for lock, manager in LOCK_FILES:
+            if (cur / lock).exists():
+                rel = (cur / lock).relative_to(repo).as_posix() if cur != d else lock
+                return manager, rel
+        if cur == repo or cur.parent == cur:
+            return "npm", ""
         cur = cur.parent
+
+
+def choose_manager(d: Path, repo: Path, pkg: dict[str, object], script: str) -> tuple[str, str, str]:
+    """(the manager that runs the scripts, one line saying which and why, why none can: "" when one can).
+
+    The one the project names when it is installed here; else npm, which runs the same package.json scripts
+    with node_modules/.bin on PATH, unless the scripts themselves call the missing one, or the project keeps
+    no node_modules (Yarn Plug'n'Play): then nothing here can run them, and that is said before anything runs."""
+    from tui.safety.hostpath import which
+
+    named, where = _named_manager(d, repo, pkg)
+    said = f" ({where})" if where else ""
+    if named == "npm" or which(named):
+        return named, f"runner: {named}{said}", ""
+    calls_it = re.search(rf"(?<![\w.-]){re.escape(named)}(?![\w.-])", script)
+    plug_n_play = named == "yarn" and any((d / f).exists() for f in (".pnp.cjs", ".pnp.js"))
+    if calls_it or plug_n_play or not which("npm"):
+        why = (f"its test script calls {named}" if calls_it else
+               "it uses Yarn Plug'n'Play (.pnp.cjs, no node_modules), which npm cannot run" if plug_n_play else
+               "npm is not installed either")
+        return named, f"runner: {named}{said}", f"{named} is not installed here and {why}"
+    return "npm", (f"runner: npm, because the project names {named}{said} and {named} is not installed here; "
+                   "npm runs the same package.json scripts"), ""
 
 
 def js_kind(script: str) -> str:
@@ -100,6 +132,8 @@ def js_kind(script: str) -> str:
         return "vitest"
     if "jest" in words or any(w.endswith("/jest") for w in words):
         return "jest"
+    if "mocha" in words or any(w.endswith("/mocha") for w in words):
+        return "mocha"
     if "node" in words and "--test" in words:
         return "node"
     return "npm"
@@ -114,14 +148,14 @@ def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
     if not isinstance(script, str) or not script.strip() or script.strip() == NPM_DEFAULT_TEST:
         return None
     kind = js_kind(script)
-    manager = _manager(d, repo)
     words = shlex.split(script) if not SHELL_OPS.search(script) else []
-    if kind == "node" and words[:1] == ["node"]:
-        argv = words  # run node directly so the reporter flag lands where node reads it
-    else:
-        argv = [manager, "test"]
-        kind = "npm" if kind == "node" else kind  # node behind env vars or a wrapper: parse what it prints
-    return Suite(prefix + kind, kind, d, argv, f"package.json scripts.test: {script}", manager)
+    if kind == "node" and words[:1] == ["node"]:  # run node directly so the reporter flag lands where node reads it
+        return Suite(prefix + kind, kind, d, words, f"package.json scripts.test: {script}", "npm",
+                     interpreter="runner: node (the test script runs node --test)")
+    manager, line, missing = choose_manager(d, repo, pkg, script)
+    kind = "npm" if kind == "node" else kind  # node behind env vars or a wrapper: parse what it prints
+    return Suite(prefix + kind, kind, d, [manager, "test"], f"package.json scripts.test: {script}", manager,
+                 interpreter=line, missing=missing)
 
 
 def _has_make_test(d: Path) -> bool:

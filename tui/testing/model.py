@@ -16,15 +16,15 @@ class Suite:
     """One way the repo runs its tests (a monorepo has several)."""
 
     name: str  # "pytest", "web:jest", ... what --suite matches
-    kind: str  # pytest | unittest | jest | vitest | node | go | cargo | make | tox | nox | npm | custom
+    kind: str  # pytest | unittest | jest | vitest | mocha | node | go | cargo | make | tox | nox | npm | custom
     cwd: Path  # absolute directory the command runs in
     argv: list[str]  # the base command, without selection or report flags
     source: str = ""  # why we think so ("pyproject.toml [tool.pytest.ini_options]")
     manager: str = ""  # npm | pnpm | yarn for package.json suites
     shell: bool = False  # argv[0] is a shell command line (config override with operators)
-    interpreter: str = ""  # Python suites: which interpreter and why, one line ("python: .venv/bin/python (...)")
+    interpreter: str = ""  # which interpreter or runner and why, one line ("python: .venv/bin/python (...)", "runner: npm, ...")
     start: str = ""  # unittest: the discovery start directory
-    missing: str = ""  # why its runner cannot start, known before running (no interpreter found)
+    missing: str = ""  # why its runner cannot start, known before running (no interpreter; no manager that can)
 
     def rel(self, repo: Path) -> str:
         try:
@@ -69,11 +69,11 @@ class TestRun:
     output_tail: str = ""
     command: str = ""
     killed: str = ""  # "" | timeout | idle | cancelled | killed | processes
-    parsed_from: str = ""  # junit | unittest | tap | go-json | jest-json | cargo | summary | none
+    parsed_from: str = ""  # junit | unittest | tap | go-json | jest-json | vitest-json | mocha | cargo | summary | none
     status: str = "ran"  # ran | collection_error | not_started | no_tests | no_counts | killed (testing/diagnose.py)
     problem: str = ""  # when it did not simply run: the first error line
     hint: str = ""  # and what to do about it
-    interpreter: str = ""  # the Python used and why (one line), for Python suites
+    interpreter: str = ""  # the Python or the runner used and why (one line)
 
     @property
     def ok(self) -> bool:

@@ -99,6 +99,29 @@ def parse_junit(xml_text: str, base: Path, repo: Path) -> Parsed:
     return out
 
 
+PYTEST_TOTALS = re.compile(r"^=* ?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|"
+                           r"rerun|subtests? \w+)(?:, )?)+) in [\d.]+s(?: \([^)]*\))? ?=*$", re.M)
+
+
+def pytest_totals(output: str, parsed: Parsed) -> Parsed:
+    """``parsed`` (from the junit report: the failures) with the counts of pytest's own closing line
+    ("4 failed, 4 passed, 1 skipped, 1 xfailed, 1 xpassed, 3 errors in 2.25s"): xpassed counted as passed and
+    xfailed as skipped, as the report files them; a test whose teardown failed after it passed is one passed and
+    one error, as pytest counts it. Without that line (a run cut short) the report's counts stay."""
+    found = PYTEST_TOTALS.findall(strip_ansi(output))
+    if not found:
+        return parsed
+    counts: dict[str, int] = {}
+    for part in found[-1].split(", "):
+        num, _, word = part.partition(" ")
+        counts[word.rstrip("s") if word in ("errors", "warnings") else word] = int(num)
+    parsed.passed = counts.get("passed", 0) + counts.get("xpassed", 0)
+    parsed.failed = counts.get("failed", 0)
+    parsed.errored = counts.get("error", 0)
+    parsed.skipped = counts.get("skipped", 0) + counts.get("xfailed", 0)
+    return parsed
+
+
 TAP_RESULT = re.compile(r"^(?P<indent>\s*)(?P<ok>not ok|ok) \d+ - (?P<name>.*?)(?:\s+#\s*(?P<directive>SKIP|TODO)\b.*)?$", re.I)
 TAP_COUNT = re.compile(r"^# (tests|pass|fail|skipped|todo|cancelled) (\d+)$")
 YAML_KV = re.compile(r"^\s*(\w+): ?(.*)$")
@@ -208,11 +231,10 @@ def parse_go_json(text: str, base: Path, repo: Path) -> Parsed:
             pkg_dir = base  # go prints file names relative to the package directory
             out.failures.append(Failure(f"{key[0]}.{key[1]}", _relpath(file, pkg_dir, repo) if file else "", line,
                                         "\n".join(msgs)))
-    # A parent test fails when a subtest fails: report only the subtest.
+    # A parent test fails when a subtest fails: go counts both (its "--- FAIL" lines), the failures list the subtest.
     ids = {f.test_id for f in out.failures}
     parents = {i for i in ids if any(o.startswith(i + "/") for o in ids)}
     out.failures = [f for f in out.failures if f.test_id not in parents]
-    out.failed -= len(parents)
     return out
 
 
@@ -259,6 +281,50 @@ def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json"
             first = "\n".join(text_lines[: min(stack, 8)]).strip()
             test_id = (a.get("fullName") or a.get("title") or "").strip()
             out.failures.append(Failure(test_id, _relpath(file, base, repo), line, first, trace=messages[-6000:]))
+    return out
+
+
+MOCHA_COUNT = re.compile(r"^ +(\d+) (passing|pending|failing)\b", re.M)
+MOCHA_FAILURE = re.compile(r"^ {2}(\d+)\) (.*)$")
+
+
+def parse_mocha(text: str, base: Path, repo: Path) -> Parsed:
+    """mocha's closing lines ("3 passing (27ms)", "2 pending", "3 failing": the counts every reporter but json
+    prints; a failing hook counts as a failure, as mocha counts it), then its numbered failures: the title (its
+    parts, the last ending in ":"), the message, the first stack line inside the repo."""
+    text = strip_ansi(text)
+    counts = list(MOCHA_COUNT.finditer(text))
+    starts = [i for i, m in enumerate(counts) if m.group(2) == "passing"]
+    if not starts:
+        return Parsed()
+    out = Parsed(source="mocha")
+    for m in counts[starts[-1]:starts[-1] + 3]:
+        setattr(out, {"passing": "passed", "pending": "skipped", "failing": "failed"}[m.group(2)], int(m.group(1)))
+    lines = text[counts[starts[-1]].start():].splitlines()
+    i = 0
+    while i < len(lines):
+        head = MOCHA_FAILURE.match(lines[i])
+        i += 1
+        if not head:
+            continue
+        title = [head.group(2).strip()]
+        while not title[-1].endswith(":") and i < len(lines) and lines[i].startswith("    ") and lines[i].strip():
+            title.append(lines[i].strip())
+            i += 1
+        body: list[str] = []
+        while i < len(lines) and not MOCHA_FAILURE.match(lines[i]):
+            body.append(lines[i])
+            i += 1
+        stack = [ln.strip() for ln in body if ln.strip().startswith("at ")]
+        message = [ln.strip() for ln in body if ln.strip() and not ln.strip().startswith("at ")][:8]
+        file, line = "", None
+        for frame in stack:
+            loc = JS_LOC.search(frame)
+            rel = _relpath(loc.group("file"), base, repo) if loc else ""
+            if loc and rel and not rel.startswith(("/", "..", "node:")) and "node_modules/" not in rel:
+                file, line = rel, int(loc.group("line"))
+                break
+        out.failures.append(Failure(" ".join(title).rstrip(":"), file, line, "\n".join(message)))
     return out
 
 

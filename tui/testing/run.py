@@ -155,6 +155,9 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
     if selection and suite.kind == "make":
         raise ToolError("a Makefile test target cannot run a subset of tests",
                         "Run the whole suite, or set tests.command in .devagent.toml.")
+    if selection and suite.kind == "mocha":  # mocha takes a file as it is, a name with --grep
+        return Plan(suite, argv + (["--"] if suite.manager == "npm" else []) +
+                    ([selection] if path_like else ["--grep", selection]), selection)
     if selection and suite.kind == "npm":
         argv += (["--"] if suite.manager == "npm" else []) + [selection]
     elif selection:
@@ -177,11 +180,13 @@ def parse_output(plan: Plan, output: str, repo: Path, files: Path | None = None)
     kind = plan.suite.kind
     parsed = parsers.Parsed()
     if kind == "pytest" and report_text:
-        parsed = parsers.parse_junit(report_text, base, repo)
+        parsed = parsers.pytest_totals(output, parsers.parse_junit(report_text, base, repo))
     elif kind == "unittest":
         parsed = parse_unittest(output, base, repo, plan.suite.start or ".")
     elif kind in ("jest", "vitest") and report_text:
         parsed = parsers.parse_jest_json(report_text, base, repo, f"{kind}-json")
+    elif kind == "mocha":
+        parsed = parsers.parse_mocha(output, base, repo)
     elif kind == "go":
         parsed = parsers.parse_go_json(output, base, repo)
     elif kind == "cargo":
@@ -214,11 +219,23 @@ NO_INTERPRETER_HINT = ("Create the project's environment (python3 -m venv .venv,
                        "Tell the developer.")
 
 
+NO_MANAGER_HINT = ("Install the package manager the project names (corepack enable, or its installer), or set "
+                   "tests.command in your user config to a command that runs here. Tell the developer.")
+
+
+def why_not_started(suite: Suite) -> tuple[str, str]:
+    """(problem, hint) for a suite whose runner cannot start here, known before running."""
+    if suite.kind in ("pytest", "unittest"):
+        return f"no Python interpreter found ({suite.missing})", NO_INTERPRETER_HINT
+    return suite.missing, NO_MANAGER_HINT
+
+
 def not_started(plan: Plan) -> TestRun:
-    """The run that could not start because no interpreter exists: said so, nothing run (exit 127, like a shell)."""
+    """The run that could not start (no interpreter, no package manager that can run the scripts): said so,
+    nothing run (exit 127, like a shell)."""
+    problem, hint = why_not_started(plan.suite)
     return TestRun(suite=plan.suite.name, exit_code=127, command=plan.command, parsed_from="none",
-                   status="not_started", problem=f"no Python interpreter found ({plan.suite.missing})",
-                   hint=NO_INTERPRETER_HINT, interpreter=plan.suite.interpreter)
+                   status="not_started", problem=problem, hint=hint, interpreter=plan.suite.interpreter)
 
 
 def make_runner(repo: Path, config: "Config") -> Runner:

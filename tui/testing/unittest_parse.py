@@ -15,7 +15,7 @@ from tui.testing.model import Failure
 from tui.testing.parsers import Parsed, _relpath
 
 RESULT_LINE = re.compile(r"^(?P<name>\S+) \((?P<where>[\w.]+)\)(?: \((?P<sub>.*)\))? \.\.\. (?P<status>.*)$")
-STATUS_ONLY = re.compile(r"^\s*(?P<name>\S+) \((?P<where>[\w.]+)\)(?: \((?P<sub>.*)\))? \.\.\. (?P<status>FAIL|ERROR)$")
+NAME_ONLY = re.compile(r"^(?P<name>\S+) \((?P<where>[\w.]+)\)$")  # a docstring line follows, then the status
 BLOCK_HEAD = re.compile(r"^(?P<kind>FAIL|ERROR|UNEXPECTED SUCCESS): (?P<name>\S+) \((?P<where>[\w.]+)\)(?: \((?P<sub>.*)\))?$")
 RAN = re.compile(r"^Ran (\d+) tests? in ", re.M)
 FILE_LINE = re.compile(r'^\s*File "(?P<file>[^"]+\.py)", line (?P<line>\d+)', re.M)
@@ -70,25 +70,24 @@ def _blocks(text: str) -> list[tuple[re.Match[str], str]]:
 
 
 def parse_unittest(text: str, base: Path, repo: Path, start: str = ".") -> Parsed:
+    """Counts equal to the runner's own closing lines (``Ran N tests`` and ``FAILED (failures=.., errors=..,
+    skipped=.., expected failures=.., unexpected successes=..)``): failed = failures + unexpected successes (each
+    failing subtest is one, as unittest counts them), errored = errors, skipped = skipped + expected failures,
+    passed = the tests run that none of those name. Only when the run was cut before its closing lines are the
+    per-test lines counted (with a docstring, the status ends the line after the test's name)."""
     out = Parsed()
     if not RAN.search(text):
         return out
     out.source = "unittest"
-    verbose = 0
-    for line in text.splitlines():
-        m = RESULT_LINE.match(line) or STATUS_ONLY.match(line)
-        if not m:
-            continue
-        verbose += 1
-        status = m.group("status").strip()
-        if status == "ok":
-            out.passed += 1
-        elif status.startswith(("skipped", "expected failure")):
-            out.skipped += 1
-        elif status == "unexpected success":
-            out.failed += 1
+    not_ok: set[str] = set()  # the tests (subtests folded into their test) that did not simply pass
     for head, body in _blocks(text):
         dotted = _dotted(head.group("name"), head.group("where"))
+        not_ok.add(dotted)
+        if head.group("kind") == "UNEXPECTED SUCCESS":
+            test_id, file = _test_id(dotted, start, base, repo)
+            out.failures.append(Failure(test_id, file, None, "unexpected success: the test is marked "
+                                        "@expectedFailure and passed", "failed"))
+            continue
         kind = "error" if head.group("kind") == "ERROR" else "failed"
         imported = FAILED_IMPORT.search(body)
         if imported:
@@ -103,13 +102,48 @@ def parse_unittest(text: str, base: Path, repo: Path, start: str = ".") -> Parse
         line_no = inside[-1][1] if inside else None
         where = _relpath(inside[-1][0], base, repo) if inside else file
         out.failures.append(Failure(test_id, where, line_no, _message(body) or head.group("kind"), kind, body[-6000:]))
-        if kind == "error":
-            out.errored += 1
-        else:
-            out.failed += 1
-    if not verbose:  # no per-test lines (tests printed over them): the summary line's counts
-        _from_summary(out, text)
+    totals = _totals(text)
+    if totals is not None:
+        ran, counts = totals
+        out.failed = counts.get("failures", 0) + counts.get("unexpected successes", 0)
+        out.errored = counts.get("errors", 0)
+        out.skipped = counts.get("skipped", 0) + counts.get("expected failures", 0)
+        out.passed = max(0, ran - len(not_ok) - out.skipped)
+        return out
+    _from_lines(out, text)
     return out
+
+
+def _totals(text: str) -> tuple[int, dict[str, int]] | None:
+    """The runner's closing lines: (tests run, {"failures": n, "errors": n, ...}); None when it was cut first."""
+    ran = RAN.findall(text)
+    summary = list(SUMMARY.finditer(text))
+    if not ran or not summary:
+        return None
+    counts = {k.strip(): int(v) for k, _, v in (c.partition("=") for c in (summary[-1].group("counts") or "")
+                                                .split(",")) if v.strip().isdigit()}
+    return int(ran[-1]), counts
+
+
+def _from_lines(out: Parsed, text: str) -> None:
+    """A run cut before its summary: each per-test line's status (a docstring puts it on the next line)."""
+    lines = text.splitlines()
+    out.failed = out.errored = 0
+    for i, line in enumerate(lines):
+        m = RESULT_LINE.match(line.strip())  # a subtest's line is indented, and counts as unittest counts it
+        if m is None and NAME_ONLY.match(line) and i + 1 < len(lines) and " ... " in lines[i + 1]:
+            m = RESULT_LINE.match(f"{line} ... {lines[i + 1].rsplit(' ... ', 1)[1]}")
+        if m is None:
+            continue
+        status = m.group("status").strip()
+        if status == "ok":
+            out.passed += 1
+        elif status.startswith(("skipped", "expected failure")):
+            out.skipped += 1
+        elif status in ("FAIL", "unexpected success"):
+            out.failed += 1
+        elif status == "ERROR":
+            out.errored += 1
 
 
 EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b")
@@ -125,17 +159,6 @@ def _message(body: str, extra: int = 6) -> str:
         return "\n".join(ln[:200] for ln in shown if ln.strip())
     last = [ln.strip() for ln in lines if ln.strip() and not ln.startswith(" ")]
     return last[-1] if last else ""
-
-
-def _from_summary(out: Parsed, text: str) -> None:
-    ran = int(RAN.findall(text)[-1])
-    summary = SUMMARY.findall(text)
-    counts = {k.strip(): int(v) for k, _, v in (c.partition("=") for c in (summary[-1] if summary else "").split(","))
-              if v.strip().isdigit()}
-    out.skipped = counts.get("skipped", 0) + counts.get("expected failures", 0)
-    out.failed = max(out.failed, counts.get("failures", 0) + counts.get("unexpected successes", 0))
-    out.errored = max(out.errored, counts.get("errors", 0))
-    out.passed = max(0, ran - out.failed - out.errored - out.skipped)
 
 
 def unittest_target(selection: str) -> str:

@@ -15,6 +15,7 @@ from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import DevagentError, ToolError
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.edits import repo_of
+from tui.protocol.words import plural
 
 
 def _paths(args: dict[str, Any]) -> list[str]:
@@ -42,7 +43,7 @@ async def propose_stage(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         raise ToolError("nothing to stage" + (f" in {', '.join(paths)}" if paths else ""))
     files, added, removed = _counts(diff)
     return Proposal(id=new_proposal_id(), kind="stage", tool="stage",
-                    summary=f"stage {files} file(s) (+{added} -{removed})", diff=diff, files=files_in(diff),
+                    summary=f"stage {plural(files, 'file')} (+{added} -{removed})", diff=diff, files=files_in(diff),
                     arguments=args)
 
 

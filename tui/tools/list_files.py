@@ -7,6 +7,7 @@ from typing import Any
 from tui.safety.paths import resolve_in_repo
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import did_you_mean, git_out, str_arg
+from tui.protocol.words import plural
 
 MAX_FILES = 300
 
@@ -31,7 +32,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         text += f"\n[... {len(files) - MAX_FILES} more files; pass a path to narrow down]"
     elif len(files) > 5:  # counted here: asked how many test files, the 1.5B model said 14 of a list of 15
         text += f"\n[{len(files)} files" + (f" under {spec}]" if spec != "." else "]")
-    return ToolResult(True, text, f"listed {len(files)} files under {rel}")
+    return ToolResult(True, text, f"listed {plural(len(files), 'file')} under {rel}")
 
 
 SPEC = ToolSpec(

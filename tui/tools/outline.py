@@ -20,6 +20,7 @@ from tui.symbols.render import header, render
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, did_you_mean, repo_files, str_arg
 from tui.tools.support.edits import read_current
+from tui.protocol.words import plural
 
 MAX_FILE_BYTES = 2_000_000
 MAX_DIR_FILES = 400
@@ -94,7 +95,7 @@ def _directory(ctx: ToolContext, rel: str, files: list[str], wanted: str) -> Too
     if not wanted:
         lines = [header(o) for o, _ in outlines if o.symbols]
         shown = "\n".join(lines[:60]) + (f"\n[... {len(lines) - 60} more files]" if len(lines) > 60 else "")
-        return ToolResult(True, shown or f"no source files under {rel}", f"outline {rel}: {len(lines)} files")
+        return ToolResult(True, shown or f"no source files under {rel}", f"outline {rel}: {plural(len(lines), 'file')}")
     hits = [(o, text, s) for o, text in outlines for s in find(o.symbols, wanted)]
     if not hits:
         return ToolResult(False, f"nothing named {wanted!r} is defined under {rel or '.'} "

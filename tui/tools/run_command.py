@@ -14,11 +14,12 @@ from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
-from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted, Progress
 from tui.safety.parsing import compile_check
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
 from tui.tools.support.edits import checkpoint
+from tui.protocol.words import plural
 
 MAX_TIMEOUT = 3600
 
@@ -128,6 +129,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     sandbox = ctx.sandbox
     ctx.emit(CommandStarted(id=proposal.id, command=shown, sandbox=sandbox.info.kind))
+    ctx.emit(Progress("running", detail=shown))
     started = time.monotonic()
     result = await sandbox.run(
         argv, timeout=timeout, idle_timeout=limits.idle_timeout, network=decision.network,
@@ -150,7 +152,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     ok = result.exit_code == 0 and not result.killed
     if not ok and proposal.kind == "python":
         parts.insert(1, failing_line(proposal.code or "", result.output or ""))
-    summary = f"{head}" + (f", changed {diff.count('diff --git')} files" if diff else "")
+    summary = f"{head}" + (f", changed {plural(diff.count('diff --git'), 'file')}" if diff else "")
     return ToolResult(ok, "\n".join(parts), summary, diff=diff,
                       data={"exit_code": result.exit_code, "killed": result.killed,
                             "checkpoint": getattr(cp, "ref", None)})

@@ -11,10 +11,10 @@ import time
 from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
-from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted, Progress
 from tui.protocol.errors import ToolError
 from tui.testing import Plan, choose_suite, detect_suites, plan_run, run_plan
-from tui.testing.run import NO_INTERPRETER_HINT
+from tui.testing.run import why_not_started
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, bound, str_arg
 
@@ -34,7 +34,7 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
         selection, suite_name = suite_name, ""  # small models put a test file in "suite"
     suite = choose_suite(suites, suite_name, selection, ctx.repo)
     if suite.missing:
-        raise ToolError(f"no Python interpreter found for this project ({suite.missing})", NO_INTERPRETER_HINT)
+        raise ToolError(*why_not_started(suite))
     plan = plan_run(suite, selection, ctx.repo)
     what = f" {selection}" if selection else ""
     return Proposal(id=new_proposal_id(), kind="command", tool="run_tests",
@@ -51,6 +51,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     cp = await checkpoint(ctx, f"before {proposal.summary}")
     ctx.emit(CommandStarted(id=proposal.id, command=edited or plan.command,
                             sandbox=getattr(getattr(sandbox, "info", None), "kind", "none")))
+    ctx.emit(Progress("testing", detail=edited or plan.command))
     started = time.monotonic()
     run = await run_plan(plan, ctx.repo, ctx.config, runner=sandbox, command=edited,
                          timeout=decision.timeout or proposal.timeout,
@@ -64,7 +65,8 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
     text = run.to_model_text(budget if not diff else budget * 3 // 4)
     if diff:
         text += "\nThe test run changed files in the working tree:\n" + bound(diff, budget // 4, "diff")
-    return ToolResult(run.ok, text, run.summary(), diff=diff,
+    said = f"{run.summary()} · {run.interpreter}" if run.interpreter else run.summary()  # which runner, and why
+    return ToolResult(run.ok, text, said, diff=diff,
                       data={"test_run": run.to_dict(), "checkpoint": getattr(cp, "ref", None)})
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.app.flows import commit, download, slash, tests, turn, undo
+from tui.app.flows import commit, copy, download, slash, tests, turn, undo
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
 
-__all__ = ["commit", "download", "slash", "tests", "turn", "undo", "prefill_scaffold"]
+__all__ = ["commit", "copy", "download", "slash", "tests", "turn", "undo", "prefill_scaffold"]
 
 
 def prefill_scaffold(screen: "MainScreen") -> None:

@@ -51,4 +51,5 @@ async def _engine_call(screen: "MainScreen", method: str, argument: str) -> None
         screen.app.post_message(EngineEvent(ErrorEvent(f"{type(err).__name__}: {err}",
                                                        "This is a devagent bug; please report it.")))
     finally:
+        screen.call_later(screen.wait.work_ended)
         screen.call_later(screen.update_keys)

@@ -35,8 +35,10 @@ from tui.app.widgets.output_pane import OutputPane
 from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import literal_warnings
+from tui.app.widgets.wait_line import WaitLine
 from tui.config import Config
 from tui.protocol import events as ev
+from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.app.widgets.tool_call_line import ToolCallLine
@@ -68,12 +70,14 @@ class MainScreen(Screen):
         self.server_state = "connecting"
         self.closing = False
         self._focus_before_diff: Widget | None = None  # where ctrl+o came from, for the way back
+        self.last_answer = ""  # the model's last message as it wrote it (flows/copy.py: F2, F3)
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield AgentPane(id="agent")
+                yield WaitLine(self.clock, lambda: "esc cancels" if self.busy() else "", id="wait")
                 yield PromptInput(id="prompt")
             with Vertical(id="side"):
                 with DiffArea(self.repo, git_refresh=self.git_refresh, id="diff-area"):
@@ -116,34 +120,15 @@ class MainScreen(Screen):
         self.queue.refresh_styles()
         self.bar.refresh()
 
-    # the parts -------------------------------------------------------------
-    @property
-    def agent(self) -> AgentPane:
-        return self.query_one(AgentPane)
-
-    @property
-    def prompt(self) -> PromptInput:
-        return self.query_one(PromptInput)
-
-    @property
-    def diff(self) -> DiffArea:
-        return self.query_one(DiffArea)
-
-    @property
-    def queue(self) -> ApprovalQueue:
-        return self.query_one(ApprovalQueue)
-
-    @property
-    def output(self) -> OutputPane:
-        return self.query_one(OutputPane)
-
-    @property
-    def bar(self) -> StatusBar:
-        return self.query_one(StatusBar)
-
-    @property
-    def banner(self) -> Banner:
-        return self.query_one(Banner)
+    # the parts (each the one widget of its class on this screen) -----------
+    agent = property(lambda self: self.query_one(AgentPane))
+    prompt = property(lambda self: self.query_one(PromptInput))
+    diff = property(lambda self: self.query_one(DiffArea))
+    queue = property(lambda self: self.query_one(ApprovalQueue))
+    output = property(lambda self: self.query_one(OutputPane))
+    bar = property(lambda self: self.query_one(StatusBar))
+    wait = property(lambda self: self.query_one(WaitLine))
+    banner = property(lambda self: self.query_one(Banner))
 
     def show_session(self, session: Any) -> None:
         """The session opened: the screen's turns use it; its sandbox and model in the status bar."""
@@ -175,6 +160,7 @@ class MainScreen(Screen):
         if busy:
             self.agent.add_notice("cancelled", "warning")
             self.output.cancelled()
+            self.wait.work_ended()
         else:
             self.prompt.focus()
         self.update_keys()
@@ -269,9 +255,12 @@ class MainScreen(Screen):
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if not self.alive:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
-        handler = handler_for(type(message.event))
+        event = message.event
+        handler = handler_for(type(event))
         if handler is not None:
-            handler(self, message.event)
+            handler(self, event)
+        if not isinstance(event, ev.Progress):
+            self.wait.feed(event)  # what ends a wait: the reply, the command, the turn (tui/protocol/waits.py)
 
     @handles(ev.SessionStarted)
     def handle_session_started(self, event: ev.SessionStarted) -> None:
@@ -287,6 +276,8 @@ class MainScreen(Screen):
     def handle_text_done(self, event: ev.TextDone) -> None:
         agent = self.agent
         agent.finish_reply(event.text, event.shown)
+        if (event.shown or "").strip():
+            self.last_answer = event.shown or ""
         hidden = literal_warnings(event.text)
         if hidden:
             agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
@@ -376,6 +367,11 @@ class MainScreen(Screen):
             bar.model = event.model
         self.banner.server_state(event.state, event.host, event.detail, self.retry_seconds)
 
+    @handles(ev.Progress)
+    def handle_progress(self, event: ev.Progress) -> None:
+        """A wait began or moved: the line above the prompt (stage, elapsed seconds, the cancel key)."""
+        self.wait.feed(event)
+
     @handles(ev.ContextUsage)
     def handle_context_usage(self, event: ev.ContextUsage) -> None:
         agents = event.parts.get("instructions") if event.parts else 0
@@ -391,11 +387,11 @@ class MainScreen(Screen):
         output, agent = self.output, self.agent
         if event.state == "fixing":
             output.border_title = f"Output · fix attempt {event.attempt}/{event.limit} · esc stops"
-            agent.add_notice(f"fix attempt {event.attempt} of {event.limit}: {event.failing} failing test(s)")
+            agent.add_notice(f"fix attempt {event.attempt} of {event.limit}: {plural(event.failing, 'failing test')}")
             return
         output.border_title = "Output"
         why = FIX_STOPPED.get(event.reason, event.reason)
-        agent.add_notice(f"fix loop stopped after {event.attempt} attempt(s): {why}",
+        agent.add_notice(f"fix loop stopped after {plural(event.attempt, 'attempt')}: {why}",
                          "info" if event.reason == "passed" else "warning")
 
     @handles(ev.TurnDone)

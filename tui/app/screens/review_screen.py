@@ -18,6 +18,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app.widgets.diff_panel import DiffPanel
+from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -85,7 +86,7 @@ class ReviewApp(App[int]):
         blocking = self.result.blocking(self.config)
         summary = Text()
         summary.append("Staged changes: ", style="bold")
-        summary.append(f"{len(findings)} finding(s), {len(blocking)} blocking. ")
+        summary.append(f"{plural(len(findings), 'finding')}, {len(blocking)} blocking. ")
         summary.append(f"({self.result.model_status}) ", style="dim")
         summary.append("a approve · r reject · space mark hunk ✗ · u unstage ✗ hunks", style="bold")
         self.query_one("#summary", Static).update(summary)
@@ -139,7 +140,7 @@ class ReviewApp(App[int]):
         staged = self.repo.diff_staged()
         self.result = ReviewResult(deterministic(self.repo, staged, self.config), self.result.model_status)
         self._refresh(staged)
-        self.notify(f"Unstaged {len(marked)} hunk(s); they stay in your working tree.", timeout=3)
+        self.notify(f"Unstaged {plural(len(marked), 'hunk')}; they stay in your working tree.", timeout=3)
 
 
 def _finding_text(f: "Finding") -> Text:

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from tui.app.themes import theme_variables
 from tui.app.keymap import bindings, hints
 from tui.app.widgets.tool_call_line import label_cell, literal_warnings, one_line
+from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.protocol.proposals import Decision
@@ -128,7 +129,7 @@ class ApprovalQueue(OptionList):
         chosen = [p for p, _ in self.pending.values() if is_low_risk(p)]
         for proposal in chosen:
             self.resolve(proposal.id, decision("approve"))
-        self.notify(f"approved {len(chosen)} low-risk proposal(s)" if chosen else "nothing low-risk is pending",
+        self.notify(f"approved {plural(len(chosen), 'low-risk proposal')}" if chosen else "nothing low-risk is pending",
                     timeout=3)
 
     def cancel_all(self) -> None:

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tui.app import messages as msg
 from tui.app.widgets.tool_call_line import one_line
+from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.protocol.proposals import Proposal
@@ -130,7 +131,7 @@ class DiffArea(Horizontal):
 
             error = await stage_hunks(self.repo, text, chosen, unstage=unstage)
             verb = "unstaged" if unstage else "staged"
-            self.notify(error or f"{verb} {len(chosen)} hunk(s)", severity="error" if error else "information",
+            self.notify(error or f"{verb} {plural(len(chosen), 'hunk')}", severity="error" if error else "information",
                         timeout=4)
             self.refresh_repo()
 

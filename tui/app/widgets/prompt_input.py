@@ -1,7 +1,8 @@
 """The prompt: multi-line entry with history.
 
 Keys: enter sends; ctrl+j (or shift+enter where the terminal reports it) inserts a
-newline; up on the first line / down on the last line walk the history. A prompt
+newline; up on the first line / down on the last line walk the history; ``?`` while it is empty opens the help
+(typed anywhere else in a prompt, it is a character). A prompt
 starting with ``!`` is the developer's own command (queued through approval and sandbox).
 """
 
@@ -54,6 +55,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
+        if event.key == "question_mark" and not self.text:  # nothing typed yet: the help a newcomer asks for
+            event.stop()
+            event.prevent_default()
+            await self.run_action("app.help")
 
     def submit(self) -> None:
         text = self.text.strip()

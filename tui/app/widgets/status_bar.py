@@ -50,20 +50,20 @@ class StatusBar(Static):
     def render(self) -> Text:  # type: ignore[override]
         """The facts, then the keys; when the keys do not fit, the facts are said shorter first."""
         width = self.content_size.width
-        levels = (0, 1, 2, 3) if width >= 100 else (1, 2, 3)
-        for level in levels:  # the shortest facts that let the pane's keys keep their labels
-            text = self._facts(level)
-            room = width - text.cell_len - 4  # the "  │ " before the keys
+        levels = (0, 1, 2, 3, 4) if width >= 100 else (1, 2, 3, 4)
+        best: tuple[tuple[bool, bool, bool, int], Text, str] | None = None
+        for level in levels:  # the longest facts with which the keys fit: the pane's labelled, and help
+            facts = self._facts(level)
+            room = width - facts.cell_len - 4  # the "  │ " before the keys
             keys, labelled = (self.keys, True) if self.keys else fit(self.hints, room)
-            if labelled and cell_len(keys) <= room:
-                break
-        else:  # keys without labels: the longest facts they fit beside (the shortest when none do)
-            for level in levels:
-                text = self._facts(level)
-                room = width - text.cell_len - 4
-                keys = self.keys or fit(self.hints, room)[0]
-                if cell_len(keys) <= room:
-                    break
+            fits = cell_len(keys) <= room
+            helped = any(f"{key} {label}" in keys for key, label in self.hints.app if label == "help")
+            labels = sum(f"{key} {label}" in keys for key, label in self.hints.pane if label)
+            score = (fits, labelled, helped, labels)
+            if best is None or score > best[0]:
+                best = (score, facts, keys)
+        assert best is not None
+        _, text, keys = best
         if keys:
             text.append("  │ ")
             text.append(keys, style="dim")
@@ -72,7 +72,8 @@ class StatusBar(Static):
     def _facts(self, level: int) -> Text:
         """Repo, branch, counts, model health, sandbox, context. Level 1: no model name, the sandbox without
         its label, single spaces; level 2 also drops the repo's name (the branch stays); level 3 says the
-        server's health by its icon alone (its shape and colour: ● connected, ◌ connecting, ✗ down)."""
+        server's health by its icon alone (its shape and colour: ● connected, ◌ connecting, ✗ down); level 4 also
+        leaves out the context meter's parts (the AGENTS.md share)."""
         compact = level > 0
         variables = theme_variables(self.app)
         health_style = {
@@ -94,5 +95,5 @@ class StatusBar(Static):
         sandbox_style = "" if self.sandbox_strong else f"bold {variables.get('error', 'red')}"
         text.append(self.sandbox or "…" if compact else f"sandbox: {self.sandbox or '…'}", style=sandbox_style)
         if self.context:
-            text.append(f"{gap}{self.context}")
+            text.append(f"{gap}{self.context.split(' (')[0] if level >= 4 else self.context}")
         return text

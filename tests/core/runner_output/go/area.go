@@ -1,0 +1,3 @@
+package area
+
+func Square(n int) int { return n * n }

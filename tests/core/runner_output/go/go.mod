@@ -1,0 +1,3 @@
+module example.com/area
+
+go 1.19
