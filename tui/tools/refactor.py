@@ -121,3 +121,46 @@ SPEC = ToolSpec(
     propose=propose,
     execute=execute,
 )
+
+
+USAGE = ("/refactor rename OLD NEW [--in PATH] | move NAME --to MODULE | signature NAME --add P=V | --default P=V "
+         "| extract PATH START END NAME | repair FILE")
+
+
+def words_arguments(words: list[str]) -> dict[str, Any]:
+    """The app's `/refactor ...` words (as the `devagent refactor` command takes them) as this tool's arguments."""
+    options: dict[str, str] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("--"):
+            key, _, value = word[2:].partition("=")
+            if not value and key != "keyword-only":
+                if i + 1 >= len(words):
+                    raise ToolError(f"{word} needs a value; usage: {USAGE}")
+                value, i = words[i + 1], i + 1
+            options[key] = value or "yes"
+        else:
+            positional.append(word)
+        i += 1
+    op, rest = (positional[0], positional[1:]) if positional else ("", [])
+    shapes = {"rename": 2, "move": 1, "signature": 1, "extract": 4, "repair": 1}
+    if op not in shapes or len(rest) != shapes[op]:
+        raise ToolError(f"usage: {USAGE}")
+    within = options.get("in")
+    if op == "rename":
+        return {"operation": "rename", "name": rest[0], "new_name": rest[1], "path": within}
+    if op == "move":
+        if "to" not in options:
+            raise ToolError("move needs --to MODULE")
+        return {"operation": "move", "name": rest[0], "to_module": options["to"], "path": within}
+    if op == "signature":
+        if ("add" in options) == ("default" in options):
+            raise ToolError("signature needs --add PARAM=DEFAULT or --default PARAM=VALUE")
+        return {"operation": "add_parameter" if "add" in options else "change_default", "name": rest[0],
+                "value": options.get("add") or options.get("default"), "path": within,
+                "keyword_only": "keyword-only" in options or None}
+    if op == "extract":
+        return {"operation": "extract", "path": rest[0], "value": f"{rest[1]}-{rest[2]}", "new_name": rest[3]}
+    return {"operation": "repair", "path": rest[0]}
