@@ -9,6 +9,7 @@ Runs inside the worker on the throwaway copy.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -113,11 +114,46 @@ def _edit_all(root: Path, rel: str, name: str, add: bool) -> bool:
     return bool(done)
 
 
+def drop_unused_imports(root: Path, rel: str, before: str | None) -> None:
+    """rope gives the new module imports from the old one that the moved code does not use (``__all__``, a
+    neighbour): an import rope added that nothing in the module uses goes. Imports the module had are kept."""
+    tree = parse(root, rel)
+    if tree is None:
+        return
+    had = set((before or "").splitlines())
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {c.value for c in all_entries(tree)}
+    text = read(root / rel)
+    lines = text.splitlines(keepends=True)
+    for node in reversed(tree.body):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or node.end_lineno != node.lineno:
+            continue
+        line = lines[node.lineno - 1]
+        if line.rstrip("\r\n") in had or any(a.name == "*" for a in node.names):
+            continue
+        keep = [a for a in node.names if (a.asname or a.name.split(".")[0]) in used]
+        if len(keep) == len(node.names):
+            continue
+        ending = line[len(line.rstrip("\r\n")):]
+        if not keep:
+            del lines[node.lineno - 1]
+            continue
+        names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in keep)
+        head = f"from {'.' * node.level}{node.module or ''} import " if isinstance(node, ast.ImportFrom) else "import "
+        lines[node.lineno - 1] = head + names + ending
+    while lines and not lines[0].strip():
+        del lines[0]
+    new = "".join(lines)
+    if new != text:
+        write(root / rel, new)
+
+
 def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: str, was_public: bool,
-               old_module: str) -> tuple[list[str], list[str]]:
+               old_module: str, new_before: str | None = None) -> tuple[list[str], list[str]]:
     """Fix up both modules after rope's move. (re-exports added as "path:name", unhandled notes)."""
     notes: list[str] = []
     reexports: list[str] = []
+    drop_unused_imports(root, new_rel, new_before)
     old_tree, new_tree = parse(root, old_rel), parse(root, new_rel)
     if old_tree is None or new_tree is None:
         return reexports, [f"{old_rel}: could not be parsed after the move; __all__ and re-exports not checked"]
@@ -130,6 +166,9 @@ def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: st
             add_reexport(root, old_rel, new_module, name)
             reexports.append(f"{old_rel}:{name}")
             old_tree = parse(root, old_rel) or old_tree
+            if all_entries(old_tree) and not any(c.value == name for c in all_entries(old_tree)):
+                _edit_all(root, old_rel, name, add=True)  # still exported from here, as it was
+                old_tree = parse(root, old_rel) or old_tree
     if name not in bound(old_tree) and any(c.value == name for c in all_entries(old_tree)):
         _edit_all(root, old_rel, name, add=False)
     if all_entries(new_tree) and not any(c.value == name for c in all_entries(new_tree)):
@@ -139,3 +178,95 @@ def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: st
             (root / stub).is_file() and f"class {name}" in read(root / stub):
         notes.append(f"{stub}: the stub still declares {name}; move its declaration to {new_rel[:-3]}.pyi by hand")
     return reexports, notes
+
+
+def rewrap_imports(root: Path, before: dict[str, str], files: list[str]) -> None:
+    """rope writes an import it changed on one line; one that was wrapped in parentheses is wrapped again, with
+    the original's continuation indent and width."""
+    for rel in files:
+        old_text, tree = before.get(rel), parse(root, rel)
+        if old_text is None or tree is None:
+            continue
+        try:
+            old_tree = ast.parse(old_text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        wrapped = {(n.module, n.level): n for n in old_tree.body
+                   if isinstance(n, ast.ImportFrom) and (n.end_lineno or n.lineno) > n.lineno}
+        text = read(root / rel)
+        lines = text.splitlines(keepends=True)
+        old_lines = old_text.splitlines()
+        width = max(79, max((len(x) for x in old_lines), default=79))
+        for node in reversed(tree.body):
+            if not isinstance(node, ast.ImportFrom) or (node.end_lineno or node.lineno) != node.lineno:
+                continue
+            line = lines[node.lineno - 1]
+            model = wrapped.get((node.module, node.level))
+            if model is None or len(line.rstrip()) <= width or "(" in line or any(a.asname for a in node.names):
+                continue
+            indent = re.match(r"\s*", old_lines[model.lineno]).group(0)  # type: ignore[union-attr]
+            head = line[: line.index(" import ") + len(" import ")] + "("
+            rows, current = [], head
+            for i, alias in enumerate(node.names):
+                piece = alias.name + ("," if i < len(node.names) - 1 else ")")
+                if len(current) + len(piece) + 1 > width and current.strip() not in (head.strip(), ""):
+                    rows.append(current.rstrip())
+                    current = indent
+                current += piece if current in (head, indent) else " " + piece
+            rows.append(current)
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[node.lineno - 1] = ending.join(rows) + ending
+        new_text = "".join(lines)
+        if new_text != text:
+            write(root / rel, new_text)
+
+
+def _resolves(node: ast.ImportFrom, rel: str, module: str) -> bool:
+    """Whether ``from ... import`` in file ``rel`` names ``module`` (absolutely or relatively)."""
+    if not node.level:
+        return node.module == module
+    package = rel.rsplit("/", 1)[0].split("/") if "/" in rel else []
+    base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+    target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+    return target == module or target.endswith("." + module) or module.endswith("." + target) and bool(target)
+
+
+def merge_imports(root: Path, files: list[str], name: str, old_module: str, new_module: str) -> None:
+    """rope leaves ``from old import name`` inside ``try:`` blocks and adds ``from new import name`` at the top:
+    the old import is pointed at the new module where it stands, and rope's added line goes."""
+    for rel in files:
+        tree = parse(root, rel)
+        if tree is None:
+            continue
+        imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.end_lineno == n.lineno
+                   and [a.name for a in n.names] == [name] and not n.names[0].asname]
+        added = [n for n in imports if n in tree.body and not n.level and n.module == new_module]
+        stale = [n for n in imports if _resolves(n, rel, old_module) and n not in added]
+        if len(added) != 1 or not stale:
+            continue
+        lines = read(root / rel).splitlines(keepends=True)
+        same_package = new_module.rsplit(".", 1)[0] == old_module.rsplit(".", 1)[0]
+        for node in stale:
+            line = lines[node.lineno - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            source = "." + new_module.rsplit(".", 1)[-1] if node.level == 1 and same_package else new_module
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[node.lineno - 1] = f"{indent}from {source} import {name}{ending}"
+        del lines[added[0].lineno - 1]
+        write(root / rel, "".join(lines))
+
+
+def stale_imports(root: Path, files: list[str], module: str, old: str) -> list[str]:
+    """path:line of each ``from module import old`` still there after a rename: an import rope could not resolve
+    (a namespace package, a path it does not know), left as it is rather than guessed."""
+    found = []
+    for rel in files:
+        tree = parse(root, rel)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == old for a in node.names) \
+                    and _resolves(node, rel, module):
+                found.append(f"{rel}:{node.lineno}: imports {old} from {module}, which rope could not follow here; "
+                             "left as it is")
+    return found

@@ -161,6 +161,7 @@ def rename(root: Path, args: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     unhandled = unsure + pytext.dynamic_uses(root, files, old)
     if top and target.kind not in ("module", "package"):
         unhandled += pytext.star_users(root, files, target.module, old)
+        unhandled += pymove.stale_imports(root, files, target.module, old)
     if target.kind in ("parameter", "local"):
         optional: dict[str, str] = {}
     elif owner:
@@ -223,8 +224,10 @@ def move(root: Path, args: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     description = pyrope.move(project, target, dest)
     new_module = pyrope.module_of(project, dest)
     reexports, unhandled = pymove.after_move(root, target.path, dest, new_module, target.name, was_public,
-                                             target.module)
+                                             target.module, before.get(dest))
     files = pyfind.python_files(root, skip)
+    pymove.merge_imports(root, files, target.name, target.module, new_module)
+    pymove.rewrap_imports(root, before, files)
     unhandled += pytext.dynamic_uses(root, files, target.name) + pytext.star_users(root, files, target.module,
                                                                                     target.name)
     old_tree = pyfind.parse(root, target.path)

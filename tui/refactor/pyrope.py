@@ -43,6 +43,7 @@ def open_project(root: Path, skip: list[str]) -> Any:
         str(root), ropefolder=None, fscommands=FileSystemCommands(), save_objectdb=False, automatic_soa=False,
         perform_doa=False, import_dynload_stdmods=False, extension_modules=[], ignore_syntax_errors=True,
         ignore_bad_imports=True, validate_objectdb=False, save_history=False, python_path=[],
+        pull_imports_to_top=False,  # leave the file's imports where its author put them
         python_files=["*.py", "*.pyi"], ignored_resources=ignored, type_hinting_factory=
         "rope.base.oi.type_hinting.factory.default_type_hinting_factory")
 
