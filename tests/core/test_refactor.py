@@ -84,8 +84,7 @@ def test_an_ambiguous_name_is_refused_with_each_place_and_in_picks_one(tmp_path:
     # without __init__.py rope cannot follow the import: the place is named, not guessed
     loose = make_repo(tmp_path / "loose", {k: v for k, v in files.items() if not k.endswith("__init__.py")})
     outcome = run(loose, "rename", name="helper", new_name="aid", within="b")
-    assert "b/use.py:1: imports helper from b.util, which rope could not follow here; left as it is" in \
-        outcome.unhandled
+    assert outcome.files == ["b/util.py"] and any(u.startswith("b/use.py:1: ") for u in outcome.unhandled)
 
 
 def test_unknown_names_clashes_and_bad_names_are_refused(tmp_path: Path) -> None:
