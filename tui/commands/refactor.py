@@ -76,25 +76,17 @@ async def _decide(approver: Any, proposal: Any) -> Any:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    from tui.commands.common import print_event
     from tui.config import load_config
     from tui.git.repo import find_repo
     from tui.headless import StdinLines, TextApprover
     from tui.protocol.errors import ToolError
-    from tui.protocol.events import Checkpointed, Event, Notice, Progress
     from tui.tools.base import ToolContext
     from tui.tools.refactor import SPEC
 
-    def emit(event: Event) -> None:
-        if isinstance(event, Notice):
-            print(f"devagent: {event.message}", file=sys.stderr)
-        elif isinstance(event, Checkpointed):
-            print(f"checkpoint {event.ref} ({event.label}); undo with `devagent undo`", file=sys.stderr)
-        elif isinstance(event, Progress):
-            print(f"devagent: {event.detail}…", file=sys.stderr, flush=True)
-
     repo = find_repo()
     config = load_config(repo)
-    ctx = ToolContext(repo=repo, config=config, emit=emit)
+    ctx = ToolContext(repo=repo, config=config, emit=print_event)
     ctx.extras["refactor_tests"] = not args.no_tests
     approver = None if args.yes else TextApprover(StdinLines())
     assert SPEC.propose and SPEC.execute

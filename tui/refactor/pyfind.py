@@ -12,6 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules", "__pycache__", "build", "dist",
@@ -71,6 +72,14 @@ def parse(root: Path, rel: str) -> ast.Module | None:
         return ast.parse((root / rel).read_bytes(), rel)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
         return None
+
+
+def trees(root: Path, files: list[str]) -> "Iterator[tuple[str, ast.Module]]":
+    """(path, tree) of every file that parses."""
+    for rel in files:
+        tree = parse(root, rel)
+        if tree is not None:
+            yield rel, tree
 
 
 def _name_col(lines: list[str], line: int, start: int, name: str) -> int:

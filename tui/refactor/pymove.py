@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui.refactor.pyfind import parse
+from tui.refactor.pyfind import parse, trees
 from tui.refactor.pytext import all_entries, bound, read, write
 
 
@@ -260,10 +260,7 @@ def stale_imports(root: Path, files: list[str], module: str, old: str) -> list[s
     """path:line of each ``from module import old`` still there after a rename: an import rope could not resolve
     (a namespace package, a path it does not know), left as it is rather than guessed."""
     found = []
-    for rel in files:
-        tree = parse(root, rel)
-        if tree is None:
-            continue
+    for rel, tree in trees(root, files):
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and any(a.name == old for a in node.names) \
                     and _resolves(node, rel, module):

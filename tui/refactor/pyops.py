@@ -8,7 +8,6 @@ the copy are the exact part; the parent reads them back (tui/refactor/scratch.py
 from __future__ import annotations
 
 import ast
-import io
 import re
 from collections import Counter
 from pathlib import Path

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui.refactor.pyfind import IDENT, Target, parse
+from tui.refactor.pyfind import IDENT, Target, trees
 from tui.refactor.pytext import read, write
 
 _LITERAL_NODES = (ast.Expression, ast.Constant, ast.Name, ast.Attribute, ast.Load, ast.Tuple, ast.List, ast.Set,
@@ -205,10 +205,7 @@ def overrides(root: Path, files: list[str], target: Target) -> list[str]:
     owner, method = target.qualname.rsplit(".", 1)
     owner = owner.rsplit(".", 1)[-1]
     found = []
-    for rel in files:
-        tree = parse(root, rel)
-        if tree is None:
-            continue
+    for rel, tree in trees(root, files):
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef) or (rel == target.path and node.name == owner):
                 continue

@@ -12,7 +12,7 @@ import re
 import tokenize
 from pathlib import Path
 
-from tui.refactor.pyfind import parse
+from tui.refactor.pyfind import parse, trees
 
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".markdown")
 HISTORY = re.compile(r"^(?:changelog|changes|history|news|release[-_ ]?notes)\b", re.I)  # what was, stays as it was
@@ -224,10 +224,7 @@ def star_users(root: Path, files: list[str], module: str, old: str) -> list[str]
     """path:line where ``old`` is still used in a module that takes names from ``module`` with ``import *``."""
     found = []
     short = module.rsplit(".", 1)[-1]
-    for rel in files:
-        tree = parse(root, rel)
-        if tree is None:
-            continue
+    for rel, tree in trees(root, files):
         stars = [n for n in tree.body if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
                  and (n.module == module or (n.level and (n.module or "").rsplit(".", 1)[-1] == short))]
         if not stars:

@@ -23,8 +23,7 @@ def handle(screen: "MainScreen", text: str) -> bool:
     word = text.split(maxsplit=1)[0] if text.strip() else ""
     if word not in ("/scaffold", "/test", "/refactor"):
         return False
-    from tui.app.flows.tests import keys_after, ready, start_tests
-    from tui.app.widgets.agent_pane import AgentPane
+    from tui.app.flows.tests import start_tests
 
     try:
         parts = shlex.split(text)
@@ -40,11 +39,19 @@ def handle(screen: "MainScreen", text: str) -> bool:
     if arguments is None:
         screen.notify(f"usage: {USAGE}", severity="warning", timeout=8)
         return True
-    if not ready(screen, "the scaffold"):
+    return _start(screen, text, "scaffold", _scaffold(screen, arguments))
+
+
+def _start(screen: "MainScreen", text: str, name: str, work: Any) -> bool:
+    """Run a prompt command's work as the screen's command (the prompt shown, its keys while it runs)."""
+    from tui.app.flows.tests import keys_after, ready
+    from tui.app.widgets.agent_pane import AgentPane
+
+    if not ready(screen, f"the {name}"):
+        work.close()
         return True
     screen.query_one(AgentPane).add_prompt(text)
-    screen.run_worker(keys_after(screen, _scaffold(screen, arguments)), name="scaffold", group="command",
-                      exit_on_error=False)
+    screen.run_worker(keys_after(screen, work), name=name, group="command", exit_on_error=False)
     screen.update_keys()
     return True
 
@@ -86,8 +93,6 @@ async def _scaffold(screen: "MainScreen", arguments: dict[str, Any]) -> None:
 
 
 def _start_refactor(screen: "MainScreen", text: str, words: list[str]) -> bool:
-    from tui.app.flows.tests import keys_after, ready
-    from tui.app.widgets.agent_pane import AgentPane
     from tui.protocol.errors import ToolError
     from tui.tools.refactor import words_arguments
 
@@ -96,13 +101,7 @@ def _start_refactor(screen: "MainScreen", text: str, words: list[str]) -> bool:
     except ToolError as err:
         screen.notify(err.message, severity="warning", timeout=10)
         return True
-    if not ready(screen, "the refactoring"):
-        return True
-    screen.query_one(AgentPane).add_prompt(text)
-    screen.run_worker(keys_after(screen, _refactor(screen, arguments)), name="refactor", group="command",
-                      exit_on_error=False)
-    screen.update_keys()
-    return True
+    return _start(screen, text, "refactor", _refactor(screen, arguments))
 
 
 async def _refactor(screen: "MainScreen", arguments: dict[str, Any]) -> None:
