@@ -51,8 +51,13 @@ def _insert_at(tree: ast.Module) -> int:
 
 
 def add_reexport(root: Path, rel: str, module: str, name: str) -> None:
+    """``from module import name`` in ``rel`` (relative when ``rel`` imports its own package relatively)."""
     text = read(root / rel)
     tree = ast.parse(text)
+    package = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    relative = any(isinstance(n, ast.ImportFrom) and n.level == 1 for n in tree.body)
+    if relative and "." in module and module.rsplit(".", 1)[0].replace(".", "/") in (package, package.split("/", 1)[-1]):
+        module = "." + module.rsplit(".", 1)[1]
     lines = text.splitlines(keepends=True)
     at = _insert_at(tree)
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -267,3 +272,59 @@ def stale_imports(root: Path, files: list[str], module: str, old: str) -> list[s
                 found.append(f"{rel}:{node.lineno}: imports {old} from {module}, which rope could not follow here; "
                              "left as it is")
     return found
+
+
+def _header(tree: ast.Module) -> list[ast.stmt]:
+    """The module's leading imports (after its docstring), up to the first other statement."""
+    found: list[ast.stmt] = []
+    for i, node in enumerate(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        else:
+            break
+    return found
+
+
+def _keys(node: ast.stmt) -> list[tuple[object, ...]]:
+    module = (getattr(node, "module", None), getattr(node, "level", 0))
+    return [(type(node).__name__, *module, a.name, a.asname) for a in node.names]  # type: ignore[attr-defined]
+
+
+def restore_imports(root: Path, rel: str, before: str | None) -> None:
+    """rope re-renders a module's whole import block when it drops an import (one import a line becomes one long
+    line): the block is put back as its author wrote it, without the imports rope dropped, plus the ones it added."""
+    tree = parse(root, rel)
+    if before is None or tree is None:
+        return
+    try:
+        old_tree = ast.parse(before)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    old, new = _header(old_tree), _header(tree)
+    if not old or not new:
+        return
+    old_keys = {k for n in old for k in _keys(n)}
+    new_keys = {k for n in new for k in _keys(n)}
+    old_lines, lines = before.splitlines(keepends=True), read(root / rel).splitlines(keepends=True)
+    region: list[str] = []
+    last = old[0].lineno - 1
+    for node in old:
+        region += old_lines[last:node.lineno - 1]  # comments and blank lines between imports stay
+        kept = [a for a, k in zip(node.names, _keys(node)) if k in new_keys]  # type: ignore[attr-defined]
+        if len(kept) == len(node.names):  # type: ignore[attr-defined]
+            region += old_lines[node.lineno - 1:node.end_lineno]
+        elif kept:
+            names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
+            head = (f"from {'.' * node.level}{node.module or ''} import " if isinstance(node, ast.ImportFrom)
+                    else "import ")
+            region.append(head + names + "\n")
+        last = node.end_lineno or node.lineno
+    for node in new:
+        if any(k not in old_keys for k in _keys(node)):
+            region += lines[node.lineno - 1:node.end_lineno]
+    start, end = new[0].lineno - 1, new[-1].end_lineno or new[-1].lineno
+    text = "".join(lines[:start] + region + lines[end:])
+    if text != "".join(lines):
+        write(root / rel, text)

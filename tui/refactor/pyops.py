@@ -222,6 +222,9 @@ def move(root: Path, args: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     before = {rel: pytext.read(root / rel) for rel in files}
     description = pyrope.move(project, target, dest)
     new_module = pyrope.module_of(project, dest)
+    pymove.restore_imports(root, target.path, before.get(target.path))
+    if existed:
+        pymove.restore_imports(root, dest, before.get(dest))
     reexports, unhandled = pymove.after_move(root, target.path, dest, new_module, target.name, was_public,
                                              target.module, before.get(dest))
     files = pyfind.python_files(root, skip)
