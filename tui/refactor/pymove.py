@@ -185,17 +185,26 @@ def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: st
     return reexports, notes
 
 
+def _both(root: Path, rel: str, before: str | None) -> tuple[ast.Module, ast.Module] | None:
+    """(the tree before, the tree now) of a file rope changed; None when either does not parse."""
+    tree = parse(root, rel)
+    if before is None or tree is None:
+        return None
+    try:
+        return ast.parse(before), tree
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
 def rewrap_imports(root: Path, before: dict[str, str], files: list[str]) -> None:
     """rope writes an import it changed on one line; one that was wrapped in parentheses is wrapped again, with
     the original's continuation indent and width."""
     for rel in files:
-        old_text, tree = before.get(rel), parse(root, rel)
-        if old_text is None or tree is None:
+        pair = _both(root, rel, before.get(rel))
+        if pair is None:
             continue
-        try:
-            old_tree = ast.parse(old_text)
-        except (SyntaxError, ValueError, RecursionError):
-            continue
+        old_tree, tree = pair
+        old_text = before[rel]
         wrapped = {(n.module, n.level): n for n in old_tree.body
                    if isinstance(n, ast.ImportFrom) and (n.end_lineno or n.lineno) > n.lineno}
         text = read(root / rel)
@@ -295,13 +304,10 @@ def _keys(node: ast.stmt) -> list[tuple[object, ...]]:
 def restore_imports(root: Path, rel: str, before: str | None) -> None:
     """rope re-renders a module's whole import block when it drops an import (one import a line becomes one long
     line): the block is put back as its author wrote it, without the imports rope dropped, plus the ones it added."""
-    tree = parse(root, rel)
-    if before is None or tree is None:
+    pair = _both(root, rel, before)
+    if pair is None or before is None:
         return
-    try:
-        old_tree = ast.parse(before)
-    except (SyntaxError, ValueError, RecursionError):
-        return
+    old_tree, tree = pair
     old, new = _header(old_tree), _header(tree)
     if not old or not new:
         return
