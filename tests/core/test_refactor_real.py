@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,7 +60,11 @@ def code_names(repo: Path, skip: tuple[str, ...] = ()) -> dict[str, set[str]]:
         if rel.startswith(".git/") or rel in skip:
             continue
         names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_bytes())):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)  # upstream's own '\s' in plain strings
+            warnings.simplefilter("ignore", DeprecationWarning)
+            tree = ast.parse(path.read_bytes())
+        for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 names.add(node.id)
             elif isinstance(node, ast.Attribute):
