@@ -116,6 +116,9 @@ def test_method_rename_follows_the_class_and_its_doctests(tmp_path: Path) -> Non
     shapes = after(outcome, "shapes.py")
     assert ">>> Box().size()" in shapes and "def size(self)" in shapes and "    def area(self):\n        return 1" in shapes
     assert "print(Box().size(), Other().area())" in after(outcome, "use.py")
+    renamed = run(repo, "rename", name="Box", new_name="Crate")
+    assert "class Crate:" in after(renamed, "shapes.py") and ">>> Crate().area()" in after(renamed, "shapes.py")
+    assert "from shapes import Crate, Other" in after(renamed, "use.py")
 
 
 def test_module_rename_moves_the_file_and_its_importers(tmp_path: Path) -> None:
@@ -134,6 +137,16 @@ def test_move_keeps_a_public_name_importable_from_where_it_was(tmp_path: Path) -
     text = after(outcome, "pkg/text.py")
     assert "def clean" not in text and "from pkg.cleaning import clean" in text and '"clean"' in text
     assert all(c.ok for c in outcome.checks), outcome.checks
+
+
+def test_move_into_an_existing_module_that_imports_the_old_one_says_so(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", LIB)
+    outcome = run(repo, "move", name="clean", to_module="pkg.views")
+    views, text = after(outcome, "pkg/views.py"), after(outcome, "pkg/text.py")
+    assert "def clean(s):" in views and "def title(s):" in views and "def clean" not in text
+    assert "from pkg.views import clean" in text
+    assert any("pkg/text.py and pkg/views.py now import each other" in u for u in outcome.unhandled), \
+        outcome.unhandled
 
 
 def test_signature_add_and_default_change_the_definition_its_overloads_and_stub(tmp_path: Path) -> None:
@@ -226,3 +239,20 @@ def test_other_languages_go_to_their_engines(tmp_path: Path) -> None:
     both = make_repo(tmp_path / "both", {"a.py": "def go():\n    pass\n", "b.ts": "export function go() {}\n"})
     with pytest.raises(RefactorError, match="both Python and TypeScript"):
         ops.engine_for(both, "rename", {"name": "go"})
+
+
+def test_the_worker_guard_refuses_imports_from_the_tree_processes_and_sockets(tmp_path: Path) -> None:
+    """What the worker promises for the rest of its life once it starts reading a repository."""
+    import subprocess
+    import sys
+
+    (tmp_path / "evil.py").write_text("print('imported')\n")
+    code = ("import sys, socket, subprocess; from tui.refactor.pyworker import guard; guard(sys.argv[1]); "
+            "sys.path.insert(0, sys.argv[1])\n"
+            "for attempt in (lambda: __import__('evil'), lambda: subprocess.run(['true']),\n"
+            "                lambda: socket.create_connection(('127.0.0.1', 9))):\n"
+            "    try:\n        attempt()\n        print('allowed')\n"
+            "    except (ImportError, RuntimeError, OSError) as err:\n        print('refused', type(err).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split("\n")[:3] == ["refused ImportError", "refused RuntimeError", "refused RuntimeError"], \
+        done.stdout + done.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -32,23 +33,40 @@ _CHILD = ("import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
           "from tui.refactor.pyworker import main; sys.exit(main())")
 
 
-def _paths() -> list[str]:
-    """devagent's own root first, then this process's absolute sys.path minus the working directory."""
+def _paths(repo: Path) -> list[str]:
+    """devagent's own root first, then this process's absolute sys.path minus the working directory and
+    anything inside the repository (a PYTHONPATH=src of the developer's must not reach the worker)."""
     root = str(Path(__file__).resolve().parents[2])
     here = os.path.realpath(os.getcwd())
-    return [root] + [p for p in sys.path if os.path.isabs(p) and os.path.realpath(p) != here and p != root]
+    inside = str(repo) + os.sep
+
+    def foreign(path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == here or real == str(repo) or real.startswith(inside)
+
+    return [root] + [p for p in sys.path if os.path.isabs(p) and not foreign(p) and p != root]
 
 
-def _limits() -> None:  # pragma: no cover - runs in the child between fork and exec
+def _limits() -> None:  # pragma: no cover - runs in the child between fork and exec (no prlimit here)
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
     resource.setrlimit(resource.RLIMIT_CPU, (int(TIMEOUT) + 5, int(TIMEOUT) + 10))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _argv(copy: Path, config: "Config | None") -> tuple[list[str], dict[str, str]]:
+def _bounded(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """The limits set by the `prlimit` program (no Python code between fork and exec in a threaded process),
+    else by a preexec function."""
+    prlimit = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if not prlimit:
+        return argv, _limits
+    cpu = int(TIMEOUT) + 5
+    return [prlimit, f"--as={MEMORY}:{MEMORY}", f"--cpu={cpu}:{cpu + 5}", "--core=0:0", "--", *argv], None
+
+
+def _argv(copy: Path, repo: Path, config: "Config | None") -> tuple[list[str], dict[str, str]]:
     """The worker's command: under bubblewrap (the copy writable, the rest read-only, no network, secrets
     hidden) when it works here, else a plain child; the worker's own guards hold either way."""
-    argv = [sys.executable, "-I", "-c", _CHILD, json.dumps(_paths())]
+    argv = [sys.executable, "-I", "-c", _CHILD, json.dumps(_paths(repo))]
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent"}
     if config is None:
         return argv, env
@@ -66,12 +84,14 @@ def _argv(copy: Path, config: "Config | None") -> tuple[list[str], dict[str, str
     return wrapped + argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
 
-def _worker(copy: Path, op: str, args: dict[str, Any], skip: list[str], config: "Config | None") -> dict[str, Any]:
-    argv, env = _argv(copy, config)
-    request = json.dumps({"root": str(copy), "op": op, "args": args, "skip": skip})
+def _worker(copy: Path, repo: Path, op: str, args: dict[str, Any], skip: list[str],
+            config: "Config | None") -> dict[str, Any]:
+    argv, env = _argv(copy, repo, config)
+    argv, preexec = _bounded(argv)
+    request = json.dumps({"root": str(copy), "repo": str(repo), "op": op, "args": args, "skip": skip})
     try:
         done = subprocess.run(argv, input=request.encode(), capture_output=True, timeout=TIMEOUT, env=env,
-                              cwd=str(copy), preexec_fn=_limits, start_new_session=True)
+                              cwd=str(copy), preexec_fn=preexec, start_new_session=True)
     except subprocess.TimeoutExpired:
         raise RefactorError(f"the Python refactoring engine took longer than {int(TIMEOUT)} s; nothing was changed",
                             "Narrow the change (--in PATH), or make it in your editor.") from None
@@ -106,7 +126,7 @@ def run(op: str, repo: Path, *, config: "Config | None" = None, tests: bool = Tr
     with Scratch.create(repo) as scratch:
         skipped = [rel for rel, _ in scratch.left_out]
         progress("checking", f"{op}: rope and LibCST on a copy")
-        answer = _worker(scratch.root, op, {k: v for k, v in args.items() if v is not None}, skipped, config)
+        answer = _worker(scratch.root, repo, op, {k: v for k, v in args.items() if v is not None}, skipped, config)
         if not answer.get("ok"):
             raise RefactorError(str(answer.get("error") or "the refactoring failed"), str(answer.get("hint") or ""))
         changes = scratch.changes()

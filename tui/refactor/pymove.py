@@ -174,6 +174,10 @@ def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: st
             if all_entries(old_tree) and not any(c.value == name for c in all_entries(old_tree)):
                 _edit_all(root, old_rel, name, add=True)  # still exported from here, as it was
                 old_tree = parse(root, old_rel) or old_tree
+    new_tree = parse(root, new_rel) or new_tree
+    if imports_module(old_tree, new_module) and imports_module(new_tree, old_module):
+        notes.append(f"{old_rel} and {new_rel} now import each other (each uses something of the other); "
+                     "this works only while neither needs the other's names at import time: the tests check says")
     if name not in bound(old_tree) and any(c.value == name for c in all_entries(old_tree)):
         _edit_all(root, old_rel, name, add=False)
     if all_entries(new_tree) and not any(c.value == name for c in all_entries(new_tree)):

@@ -20,10 +20,10 @@ _DENIED = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spa
 
 
 class _RefuseCopy:
-    """A meta-path finder that refuses any module whose source lies in the copy."""
+    """A meta-path finder that refuses any module whose source lies in the copy or in the repository."""
 
-    def __init__(self, root: str) -> None:
-        self.root = os.path.realpath(root)
+    def __init__(self, *roots: str) -> None:
+        self.roots = [os.path.realpath(r) for r in roots if r]
         self.busy = False
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
@@ -38,7 +38,8 @@ class _RefuseCopy:
                 if spec is not None:
                     origin = os.path.realpath(spec.origin or "") if spec.origin else ""
                     locations = [os.path.realpath(p) for p in (spec.submodule_search_locations or [])]
-                    if any(p == self.root or p.startswith(self.root + os.sep) for p in [origin, *locations] if p):
+                    if any(p == root or p.startswith(root + os.sep) for p in [origin, *locations] if p
+                           for root in self.roots):
                         raise ImportError(f"refused: {name} would be imported from the repository")
                     return None
         finally:
@@ -46,9 +47,10 @@ class _RefuseCopy:
         return None
 
 
-def guard(root: str) -> None:
-    """Nothing from the copy is imported; nothing is started, connected to or loaded natively."""
-    sys.meta_path.insert(0, _RefuseCopy(root))
+def guard(*roots: str) -> None:
+    """Nothing from the copy (or the repository) is imported; nothing is started, connected to or loaded
+    natively."""
+    sys.meta_path.insert(0, _RefuseCopy(*roots))
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event.startswith(_DENIED):
@@ -82,7 +84,7 @@ def main() -> int:
         json.dump({"ok": False, "error": f"the Python refactoring engine is not installed ({err.name})",
                    "hint": "pip install 'rope>=1.13' 'libcst>=1.0' (devagent's own dependencies)"}, sys.stdout)
         return 0
-    guard(root)
+    guard(root, request.get("repo") or "")
     sys.setrecursionlimit(4000)
     from tui.refactor import pyops
 
