@@ -163,6 +163,12 @@ def rename(root: Path, args: dict[str, Any], skip: set[str]) -> dict[str, Any]:
         unhandled += pymove.stale_imports(root, files, target.module, old)
     if target.kind in ("parameter", "local"):
         optional: dict[str, str] = {}
+    elif target.kind in ("module", "package"):  # a module's bare name is often a common word: only its paths
+        dotted = target.module.rsplit(".", 1)[0] + "." + new if "." in target.module else new
+        slashed = target.path.rsplit("/", 1)[0] + "/" + new if "/" in target.path else new
+        optional = pytext.mentions(root, _all_files(root, skip), rf"(?<![\w.]){re.escape(target.module)}(?![\w])",
+                                   dotted, ((rf"(?<![\w/.]){re.escape(target.path.removesuffix('.py'))}(?=\.py|/)",
+                                             slashed),))
     elif owner:
         optional = pytext.mentions(root, _all_files(root, skip), rf"\b{re.escape(owner)}\.{re.escape(old)}\b",
                                    f"{owner}.{new}")

@@ -249,10 +249,19 @@ def _spans(text: str) -> list[tuple[int, int]] | None:
     return spans
 
 
-def mentions(root: Path, files: list[str], pattern: str, replace: str) -> dict[str, str]:
-    """The optional part: ``pattern`` (a regex) -> ``replace`` in prose docs and in Python comments and strings.
-    Returns {path: new text}; nothing is written. Changelogs and release notes keep what they said."""
-    regex = re.compile(pattern)
+def mentions(root: Path, files: list[str], pattern: str, replace: str,
+             more: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
+    """The optional part: ``pattern`` (a regex) -> ``replace`` (then each of ``more``) in prose docs and in Python
+    comments and strings. Returns {path: new text}; nothing is written. Changelogs and release notes keep what
+    they said."""
+    pairs = [(re.compile(pattern), replace)] + [(re.compile(p), r) for p, r in more]
+    regex = re.compile("|".join(f"(?:{p.pattern})" for p, _ in pairs))
+
+    def substitute(text: str) -> str:
+        for compiled, replacement in pairs:
+            text = compiled.sub(replacement, text)
+        return text
+
     result: dict[str, str] = {}
     for rel in files:
         name = rel.rsplit("/", 1)[-1]
@@ -276,11 +285,11 @@ def mentions(root: Path, files: list[str], pattern: str, replace: str) -> dict[s
             pieces, last = [], 0
             for begin, end in spans:
                 pieces.append(text[last:begin])
-                pieces.append(regex.sub(replace, text[begin:end]))
+                pieces.append(substitute(text[begin:end]))
                 last = end
             new = "".join(pieces) + text[last:]
         else:
-            new = regex.sub(replace, text)
+            new = substitute(text)
         if new != text:
             result[rel] = new
     return result
