@@ -20,7 +20,8 @@ from tui.refactor.base import Outcome, RefactorError
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import str_arg
 
-OPERATIONS = ["rename", "move", "add_parameter", "change_default", "extract", "repair", "mentions"]
+OPERATIONS = ["rename", "move", "add_parameter", "change_default", "extract", "repair"]  # offered to the model
+# also "mentions": the optional prose part of the refactoring just applied (the app and the command ask for it)
 _PENDING = "refactor_optional"  # ctx.extras: the applied refactoring whose optional part is still to offer
 _OUTCOMES = "refactor_outcomes"  # ctx.extras: proposal id -> Outcome
 
@@ -54,7 +55,7 @@ def engine_arguments(op: str, args: dict[str, Any]) -> dict[str, Any]:
         if not path and not args.get("name"):
             raise ToolError("repair needs path (the data file)")
         return {"path": path or str(args.get("name"))}
-    raise ToolError(f"unknown operation {op!r}; one of: {', '.join(OPERATIONS)}")
+    raise ToolError(f"unknown operation {op!r}; one of: {', '.join(OPERATIONS)}, mentions")
 
 
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
@@ -110,7 +111,7 @@ async def execute(ctx: ToolContext, proposal: Proposal, decision: Decision) -> T
 
 SPEC = ToolSpec(
     name="refactor",
-    description="Exact rename/move/signature change/extract by a refactoring engine, tested; better than editing.",
+    description="Rename, move, add_parameter, change_default, extract: exact, by an engine, tested.",
     parameters=params(
         ["operation"],
         operation={"type": "string", "enum": OPERATIONS},
