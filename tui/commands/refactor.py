@@ -88,7 +88,20 @@ async def _main(args: argparse.Namespace) -> int:
     config = load_config(repo)
     ctx = ToolContext(repo=repo, config=config, emit=print_event)
     ctx.extras["refactor_tests"] = not args.no_tests
-    approver = None if args.yes else TextApprover(StdinLines())
+    loop = asyncio.get_running_loop()
+    lines = None if args.yes else StdinLines()
+    approver = None if lines is None else TextApprover(lines)
+
+    def consent(message: str) -> bool:
+        """Asked from the engine's thread before a download the TypeScript engine needs (--yes: granted)."""
+        print(message, file=sys.stderr)
+        if lines is None:
+            return True
+        print("Download it? [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = asyncio.run_coroutine_threadsafe(lines.readline(), loop).result()
+        return (answer or "").strip().lower() in ("y", "yes")
+
+    ctx.extras["refactor_consent"] = consent
     assert SPEC.propose and SPEC.execute
     code = 0
     for part in ("exact", "optional"):

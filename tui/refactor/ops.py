@@ -75,9 +75,23 @@ def engine_for(repo: Path, op: str, args: dict[str, Any]) -> str:
     return "python"
 
 
+def _ts_arguments(args: dict[str, Any]) -> dict[str, Any]:
+    """The TypeScript engine's names for the same arguments: ``path`` is where the name is (the file itself for
+    extract), ``to`` the module a move goes to."""
+    ts = {k: v for k, v in args.items() if v is not None and k not in ("within", "to_module", "keyword_only")}
+    if args.get("within"):
+        ts["path"] = args["within"]
+    if args.get("to_module"):
+        ts["to"] = args["to_module"]
+    return ts
+
+
 def run(op: str, repo: Path, *, config: "Config | None" = None, tests: bool = True,
-        on_progress: "Callable[[Progress], None] | None" = None, **args: Any) -> Outcome:
-    """The refactoring ``op`` with ``args`` (see tui/refactor/py.py for the names), by the engine for its files."""
+        on_progress: "Callable[[Progress], None] | None" = None,
+        consent: "Callable[[str], bool] | None" = None, **args: Any) -> Outcome:
+    """The refactoring ``op`` with ``args`` (see tui/refactor/py.py for the names), by the engine for its files.
+    ``consent(message)`` is asked before the TypeScript engine downloads its pinned compiler (None: it never does).
+    Call it from a thread (the engines run their own event loop), e.g. ``asyncio.to_thread``."""
     if op not in OPERATIONS:
         raise RefactorError(f"no refactoring called {op!r}", "Operations: " + ", ".join(OPERATIONS))
     engine = engine_for(repo, op, args)
@@ -86,7 +100,8 @@ def run(op: str, repo: Path, *, config: "Config | None" = None, tests: bool = Tr
         return repair(repo, str(args.get("path") or args.get("name") or ""))
     if engine == "typescript":
         ts_run = _lazy("tui.refactor.ts", "run", "The TypeScript/JavaScript refactoring engine")
-        return ts_run(op, repo, **args)
+        return ts_run(op, repo, config=config, tests=tests, on_progress=on_progress, consent=consent,
+                      **_ts_arguments(args))
     from tui.refactor import py
 
     return py.run(op, repo, config=config, tests=tests, on_progress=on_progress, **args)

@@ -79,7 +79,8 @@ async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     engine_op = "signature" if op in ("add_parameter", "change_default") else op
     try:
         outcome = await asyncio.to_thread(ops.run, engine_op, ctx.repo, config=ctx.config, on_progress=ctx.emit,
-                                          tests=bool(ctx.extras.get("refactor_tests", True)), **kwargs)
+                                          tests=bool(ctx.extras.get("refactor_tests", True)),
+                                          consent=ctx.extras.get("refactor_consent"), **kwargs)
     except RefactorError as err:
         raise ToolError(err.message, err.hint) from None
     proposal = exact_proposal(outcome, {k: v for k, v in args.items() if v not in (None, "")})
