@@ -204,9 +204,13 @@ def no_nagle() -> None:
     ollama_server._Handler.disable_nagle_algorithm = True
 
 
-def isolate_env(base: Path) -> None:
-    """Never read the developer's config or write into their state dir; fixed git identity."""
-    os.environ["DEVAGENT_CONFIG"] = str(base / "no-user-config.toml")
+def isolate_env(base: Path, pipelines: bool = False) -> None:
+    """Never read the developer's config or write into their state dir; fixed git identity. A scripted model's
+    conversation is the general loop's: the pipelines (whose first question is the request's kind) stay off
+    unless asked for."""
+    config = base / "user-config.toml"
+    config.write_text("" if pipelines else '[model]\npipelines = "off"\n')
+    os.environ["DEVAGENT_CONFIG"] = str(config)
     os.environ["XDG_STATE_HOME"] = str(base / "state")
     os.environ["XDG_CONFIG_HOME"] = str(base / "config")
     os.environ.pop("OLLAMA_HOST", None)

@@ -10,9 +10,13 @@ disk and what the answer says. Tasks are split into a "tune" and a "heldout" hal
 "fresh", written by a separate engineer: benchreal/tasks_fresh.py, not to be read while tuning); the transcripts
 and failure details of the hidden halves ("heldout", "fresh") go to OUT/<half> only, never to the console.
 
-usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|all] [--project NAME] [--only TASK,...]
-                             [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR] [--json FILE]
-                             [--constrain auto|always]
+A third hidden half, "new" (benchreal/tasks_new_*.py), is the untouched half of issue 29: five projects nobody
+here had used, written before the agent was tuned on them; `--devagent PATH` runs the devagent of another
+checkout (a git worktree of an older commit, say) on any half, for a baseline.
+
+usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|new|all] [--project NAME]
+                             [--only TASK,...] [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR]
+                             [--json FILE] [--constrain auto|always] [--devagent CHECKOUT]
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
 from benchreal.report import Result, console_line, final_diff, summary, table, write_transcript  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.sources import BenchError  # noqa: E402
-from benchreal.spec import HIDDEN_HALVES, Project, Task  # noqa: E402
+from benchreal.spec import HALVES, HIDDEN_HALVES, Project, Task  # noqa: E402
 
 MODEL_FILES = {"1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"}
 
@@ -55,12 +59,33 @@ def select(half: str, project: str | None, only: str | None) -> list[tuple[Proje
     return chosen
 
 
-def devagent_argv() -> tuple[list[str], bool]:
-    """devagent as installed beside this interpreter (like a pipx install), else ``-m tui`` from the checkout."""
+def devagent_argv(checkout: Path | None = None) -> tuple[list[str], Path | None]:
+    """How devagent is started, and the checkout to put first on PYTHONPATH (None: as installed).
+
+    With ``checkout`` (``--devagent``), ``python -m tui`` from that checkout; else devagent as installed beside
+    this interpreter (like a pipx install), else ``-m tui`` from this checkout."""
+    if checkout is not None:
+        return [sys.executable, "-m", "tui"], checkout
     script = Path(sys.executable).parent / "devagent"
     if script.is_file():
-        return [str(script)], False
-    return [sys.executable, "-m", "tui"], True
+        return [str(script)], None
+    return [sys.executable, "-m", "tui"], ROOT
+
+
+def devagent_checkout(path: str) -> Path:
+    """``--devagent PATH``: a devagent checkout (its ``tui`` package at the top), described for the log."""
+    root = Path(path).expanduser().resolve()
+    if not (root / "tui" / "__main__.py").is_file():
+        raise BenchError(f"--devagent {path}: no devagent checkout there (expected tui/__main__.py); make one with "
+                         "`git worktree add /tmp/base <commit>`")
+    return root
+
+
+def describe_checkout(root: Path) -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%h %cs %s"], capture_output=True, text=True)
+    return f"devagent from {root}" + (f" at {out.stdout.strip()[:90]}" if out.returncode == 0 else "")
 
 
 def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]], show_hidden: bool = False) -> int:
@@ -87,13 +112,13 @@ def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: lis
     extra = {"constrain": args.constrain} if args.constrain else {}
     config = write_user_config(fixtures.work / "config.toml", max_steps=args.max_steps, context=4096, threads=2,
                                **extra)
-    argv, from_checkout = devagent_argv()
+    argv, checkout = devagent_argv(Path(args.devagent) if args.devagent else None)
     results = []
     for project, task in chosen:
         ctx = prepare(fixtures, project, task)
         env = fixtures.agent_env(project, ctx.repo)
-        if from_checkout:
-            env["PYTHONPATH"] = str(ROOT) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        if checkout is not None:
+            env["PYTHONPATH"] = str(checkout) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         run = run_agent(ctx.repo, task.prompt, None, config=config, state=fixtures.work / "state",
                         timeout=args.timeout, argv=argv, env=env, model_args=model)
         ctx.run = run
@@ -131,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-hidden", action="store_true", help="--selfcheck: print why a hidden half's "
                         "check failed (it quotes the task; not for whoever tunes the agent)")
     parser.add_argument("--list", action="store_true", help="list the tasks (id, project, kind, half)")
-    parser.add_argument("--half", choices=("tune", "heldout", "dev", "fresh", "all"), default="tune")
+    parser.add_argument("--half", choices=(*HALVES, "all"), default="tune")
     parser.add_argument("--project", help="only this project's tasks")
     parser.add_argument("--only", help="comma-separated task ids")
     parser.add_argument("--model", choices=sorted(MODEL_FILES), default="1.5b")
@@ -142,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=12, help="model round trips per turn")
     parser.add_argument("--constrain", choices=("auto", "always"), help="model.constrain for the runs (default: "
                         "devagent's own default)")
+    parser.add_argument("--devagent", metavar="CHECKOUT", help="run the devagent of this checkout (python -m tui "
+                        "with it first on PYTHONPATH; e.g. a git worktree of an older commit) instead of this one")
     parser.add_argument("--work", help="where fixtures and environments are built (default: a new temp dir)")
     parser.add_argument("--out", help="transcripts go to OUT/<half>/<task> (default: WORK/out)")
     parser.add_argument("--json", metavar="FILE",
@@ -149,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         chosen = select(args.half, args.project, args.only)
+        if args.devagent:
+            args.devagent = str(devagent_checkout(args.devagent))
+            print(describe_checkout(Path(args.devagent)), file=sys.stderr)
     except BenchError as exc:
         print(f"bench_real: {exc}", file=sys.stderr)
         return 2
@@ -181,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     summ = summary(results)
     print(table(summ))
     if args.json:
-        report = {"model": Path(model[-1]).name, "timeout_s": args.timeout, "machine": machine(), "summary": summ,
+        report = {"model": Path(model[-1]).name, "timeout_s": args.timeout, "machine": machine(),
+                  "devagent": describe_checkout(Path(args.devagent) if args.devagent else ROOT), "summary": summ,
                   "results": [r.public() for r in results]}
         Path(args.json).write_text(json.dumps(report, indent=2))
     return 0 if all(r.ok for r in results) else 1

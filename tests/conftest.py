@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,13 @@ REAL_MODEL_DIR = Path(
     or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "devagent" / "models"
 )
 os.environ.setdefault("DEVAGENT_TEST_MODEL_DIR", str(REAL_MODEL_DIR))
+
+# Fixtures wider than a function (module-scoped sessions of the attack suite) run before the per-test
+# environment below: they get this user config, never the developer's. The general loop's scripted
+# conversations run with the pipelines off (their first question would eat a scripted reply).
+_SESSION_CONFIG = Path(tempfile.mkdtemp(prefix="devagent-tests-")) / "user-config.toml"
+_SESSION_CONFIG.write_text('[model]\npipelines = "off"\n')
+os.environ["DEVAGENT_CONFIG"] = str(_SESSION_CONFIG)
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Dev",
@@ -60,7 +68,11 @@ def make_repo(path: Path, files: dict[str, str] | None = None, commit: bool = Tr
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     base = tmp_path_factory.mktemp("env")
-    monkeypatch.setenv("DEVAGENT_CONFIG", str(base / "no-user-config.toml"))
+    # The scripted conversations of the general loop's tests would be read by the pipelines' first question (the
+    # kind of request): they run with the pipelines off; tests of the pipelines turn them on (tests/engine).
+    user = base / "user-config.toml"
+    user.write_text('[model]\npipelines = "off"\n')
+    monkeypatch.setenv("DEVAGENT_CONFIG", str(user))
     monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")))

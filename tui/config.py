@@ -46,6 +46,8 @@ class ModelConfig:
     verify: str = "auto"  # after a change, run the tests that exercise it before the turn ends: auto | off
     constrain: str = "auto"  # replies as grammar-constrained JSON calls: auto (after a reply with no usable call) | always
     reheat: int = 2  # the same reply sent again is asked for once more at a warmer temperature, up to this often
+    samples: int = 3  # candidates sampled for a change that checks can judge (embedded: parallel slots); 1 = one
+    pipelines: str = "auto"  # requests of a known kind go through their pipeline: auto | off (the general loop only)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench_common import GIT_ENV
 from benchreal.sources import BenchError, cache_dir, extract, fetch, node_modules, wheels
-from benchreal.spec import Append, Edit, Project, Task, Write
+from benchreal.spec import Append, Cut, Edit, Plant, Project, ReplaceAll, Task, Write
 
 # What a project's own .gitignore would hide (sdists do not ship one); written to .git/info/exclude.
 IGNORED = (".venv/", "venv/", "node_modules/", "*.egg-info/", "__pycache__/", "*.pyc", ".pytest_cache/",
@@ -27,8 +27,9 @@ IGNORED = (".venv/", "venv/", "node_modules/", "*.egg-info/", "__pycache__/", "*
 KEPT = (".venv", "node_modules")
 
 
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=GIT_ENV)
+def git(repo: Path, *args: str, extra_env: dict[str, str] | None = None) -> str:
+    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                         env={**GIT_ENV, **(extra_env or {})})
     if out.returncode != 0:
         raise BenchError(f"git {' '.join(args[:2])} in {repo.name}: {out.stderr.strip()}")
     return out.stdout
@@ -46,15 +47,35 @@ def apply_edits(repo: Path, edits: tuple[Edit, ...]) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text((target.read_text() if target.exists() else "") + edit.text)
             continue
+        if isinstance(edit, Cut):
+            text = target.read_text()
+            if (text.count(edit.start), text.count(edit.end)) != (1, 1) or text.index(edit.end) < text.index(
+                    edit.start):
+                raise BenchError(f"{edit.path}: no one block from {edit.start[:40]!r} to {edit.end[:40]!r}")
+            a, b = text.index(edit.start), text.index(edit.end)
+            dest = repo / edit.to
+            dest.write_text((dest.read_text() if dest.exists() else "") + text[a:b])
+            target.write_text(text[:a] + text[b:])
+            continue
+        if isinstance(edit, ReplaceAll):
+            text = target.read_text()
+            if edit.old not in text:
+                raise BenchError(f"{edit.path}: the text to replace is not there: {edit.old[:60]!r}")
+            target.write_text(text.replace(edit.old, edit.new))
+            continue
         text = target.read_text()
         if text.count(edit.old) != 1:
             raise BenchError(f"{edit.path}: the text to replace occurs {text.count(edit.old)} times: {edit.old[:60]!r}")
         target.write_text(text.replace(edit.old, edit.new))
 
 
-def _commit(repo: Path, message: str) -> None:
+def _commit(repo: Path, message: str, plant: Plant | None = None, date: str = "") -> None:
     git(repo, "add", "-A")
-    git(repo, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", message)
+    who = ["--author", plant.author] if plant and plant.author else []
+    date = plant.date if plant and plant.date else date
+    # the committer date too, so `git log` shows the planted date whichever date it prints
+    when = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {}
+    git(repo, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", *who, "-m", message, extra_env=when)
 
 
 class Fixtures:
@@ -79,7 +100,8 @@ class Fixtures:
         git(path, "init", "-q", "-b", "main")
         (path / ".git" / "info").mkdir(exist_ok=True)
         (path / ".git" / "info" / "exclude").write_text("\n".join(IGNORED) + "\n")
-        _commit(path, f"{project.source.name} {project.source.version} as released ({project.source.filename})")
+        _commit(path, f"{project.source.name} {project.source.version} as released ({project.source.filename})",
+                date=project.source.released)
         return path
 
     def template(self, project: Project, plants: tuple[str, ...]) -> Path:
@@ -94,7 +116,7 @@ class Fixtures:
         for name in plants:
             plant = project.plants[name]
             apply_edits(path, plant.edits)
-            _commit(path, plant.message)
+            _commit(path, plant.message, plant)
         return path
 
     def repo_path(self, project: Project) -> Path:

@@ -1,8 +1,8 @@
 """Results per half (per project and per kind: passed/total, seconds per task, median, max) and transcripts.
 
 Transcripts (the ``--json`` event stream, stderr, the final diff, the check's verdict) go to ``OUT/<half>/<task>/``;
-the details of a hidden half (``spec.HIDDEN_HALVES``: "heldout", "fresh") never reach the console or ``--json``, so
-tuning can happen without seeing them.
+the details of a hidden half (``spec.HIDDEN_HALVES``: "heldout", "fresh", "new") never reach the console or
+``--json``, so tuning can happen without seeing them.
 """
 
 from __future__ import annotations

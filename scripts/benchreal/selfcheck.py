@@ -1,5 +1,5 @@
-"""The self-check: every check is shown to FAIL on the untouched fixture (and for a wrong answer) and to PASS on
-the task's reference solution, with no model involved."""
+"""The self-check: every check is shown to FAIL on the untouched fixture (and for a wrong answer or a wrong
+change) and to PASS on the task's reference solution, with no model involved."""
 
 from __future__ import annotations
 
@@ -43,9 +43,17 @@ def selfcheck(fixtures: Fixtures, project: Project, task: Task) -> SelfCheck:
         ok, why = task.check(ctx)
         if ok:
             return SelfCheck(task.id, False, f"check passes on the {label} ({why})")
+    if ref.wrong_edits:
+        apply_edits(ctx.repo, ref.wrong_edits)
+        ctx.run = _answer(ref.answer)
+        ok, why = task.check(ctx)
+        if ok:
+            return SelfCheck(task.id, False, f"check passes the wrong change ({why})")
+        ctx.repo, ctx.base = fixtures.fresh(project, task)
     apply_edits(ctx.repo, ref.edits)
     ctx.run = _answer(ref.answer)
     ok, why = task.check(ctx)
     if not ok:
         return SelfCheck(task.id, False, f"check fails on the reference solution: {why}")
-    return SelfCheck(task.id, True, "fails untouched, passes the reference")
+    return SelfCheck(task.id, True, "fails untouched" + (", rejects the wrong change" if ref.wrong_edits else "")
+                     + ", passes the reference")

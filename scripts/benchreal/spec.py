@@ -15,13 +15,18 @@ from bench_common import Outcome
 if TYPE_CHECKING:
     from benchreal.fixtures import Fixtures
 
-Half = Literal["tune", "heldout", "dev", "fresh"]
-HALVES: tuple[Half, ...] = ("tune", "heldout", "dev", "fresh")  # report order
+Half = Literal["tune", "heldout", "dev", "fresh", "new"]
+HALVES: tuple[Half, ...] = ("tune", "heldout", "dev", "fresh", "new")  # report order
 # Halves nobody tuning the agent may see the details of: the console and --json carry only pass/fail and
-# seconds for them, their transcripts go to OUT/<half>/ only.
-HIDDEN_HALVES: frozenset[str] = frozenset({"heldout", "fresh"})
-KINDS = ("behaviour", "where", "count", "one_line", "add_method", "add_test", "fix_bug", "clean_data",
-         "run_suite", "multi_step")
+# seconds for them, their transcripts go to OUT/<half>/ only. "new" is the untouched half of issue 29, written
+# on five projects nobody here had used, by someone who had seen no transcripts (benchreal/tasks_new_*.py).
+HIDDEN_HALVES: frozenset[str] = frozenset({"heldout", "fresh", "new"})
+# The kinds of the first four halves, and the work kinds users bring (issue 29) that the "new" half uses.
+OLD_KINDS = ("behaviour", "where", "count", "one_line", "add_method", "add_test", "fix_bug", "clean_data",
+             "run_suite", "multi_step")
+NEW_KINDS = ("question", "fix", "change", "add_test", "refactor", "data_file", "docs", "history", "run_suite",
+             "scaffold")
+KINDS = tuple(dict.fromkeys(OLD_KINDS + NEW_KINDS))
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Source:
     sha256: str
     top: str  # the archive's top directory ("cachetools-5.5.0", "package")
     drop: tuple[str, ...] = ()  # build leftovers that a git checkout would not have (glob patterns)
+    released: str = ""  # the date of the fixture's first commit (ISO 8601; default: now), before planted history
 
     @property
     def filename(self) -> str:
@@ -60,6 +66,25 @@ class Write:
 
 
 @dataclass(frozen=True)
+class ReplaceAll:
+    """Replace every occurrence of ``old`` in ``path`` by ``new`` (none is an authoring error)."""
+
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Move the text of ``path`` from ``start`` (included) up to ``end`` (excluded) to the end of ``to``."""
+
+    path: str
+    start: str
+    end: str
+    to: str
+
+
+@dataclass(frozen=True)
 class Append:
     """Add ``text`` at the end of ``path``."""
 
@@ -67,7 +92,7 @@ class Append:
     text: str
 
 
-Edit = Replace | Write | Append
+Edit = Replace | ReplaceAll | Cut | Write | Append
 
 
 @dataclass(frozen=True)
@@ -77,6 +102,8 @@ class Plant:
     name: str
     message: str
     edits: tuple[Edit, ...]
+    author: str = ""  # "Name <email>" of the commit (default: the bench's); history questions may ask who
+    date: str = ""  # its author and committer date (ISO 8601; default: now)
 
 
 @dataclass
@@ -97,11 +124,13 @@ Check = Callable[[Ctx], Verdict]
 
 @dataclass(frozen=True)
 class Reference:
-    """A known-good solution: edits to apply and the answer to give; ``wrong`` is an answer that must fail."""
+    """A known-good solution: edits to apply and the answer to give; ``wrong`` is an answer that must fail, and
+    ``wrong_edits`` a plausible but wrong change (applied to the untouched fixture) that must fail too."""
 
     edits: tuple[Edit, ...] = ()
     answer: str = ""
     wrong: str = ""
+    wrong_edits: tuple[Edit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,7 +146,7 @@ class Task:
     @property
     def counts_tests(self) -> bool:
         """Whether the check needs the untouched fixture's test count (taken before the agent runs)."""
-        return self.kind in ("add_test", "multi_step")
+        return self.kind in ("add_test", "multi_step", "scaffold")
 
 
 @dataclass(frozen=True)
@@ -125,7 +154,7 @@ class Suite:
     """How the harness runs a project's own tests (the same way its developers do) and reads the counts."""
 
     argv: tuple[str, ...]  # words; "{python}" and "{bin}" are the project environment's interpreter and bin dir
-    parser: Literal["pytest", "unittest", "tape"]
+    parser: Literal["pytest", "unittest", "tape", "jest", "mocha"]
     test_paths: tuple[str, ...]  # where the tests live (a task that must not edit tests checks these)
 
 

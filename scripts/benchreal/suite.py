@@ -53,6 +53,11 @@ def parse_counts(parser: str, text: str) -> tuple[int, int, int]:
         ran = num(r"Ran (\d+) tests?")
         failed, errors = num(r"failures=(\d+)"), num(r"errors=(\d+)")
         return ran - failed - errors, failed, errors
+    if parser == "jest":  # "Tests:       2 failed, 230 passed, 232 total"; a test file that does not load is an error
+        return (num(r"^Tests:.*?(\d+) passed"), num(r"^Tests:.*?(\d+) failed"),
+                len(re.findall(r"Test suite failed to run", text)))
+    if parser == "mocha":  # "139 passing (50ms)", "2 failing"
+        return num(r"^\s*(\d+) passing"), num(r"^\s*(\d+) failing"), 0
     return num(r"^# pass\s+(\d+)"), num(r"^# fail\s+(\d+)"), 0 if re.search(r"^# (ok|fail)", text, re.M) else 1
 
 

@@ -63,7 +63,7 @@ async def test_a_reply_that_was_only_a_call_leaves_only_the_call_line(repo: Path
 async def test_no_sandbox_is_one_notice(repo: Path, ollama_server: ScriptedOllama, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "user.toml"
-    config.write_text('[sandbox]\nmode = "none"\n')
+    config.write_text('[sandbox]\nmode = "none"\n[model]\npipelines = "off"\n')
     monkeypatch.setenv("DEVAGENT_CONFIG", str(config))
     app = build_app(repo, server_url=ollama_server.url)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -223,7 +223,7 @@ def run_many(repo: Path, commands: list[str], *, timeout: float = 180) -> Run:
     """One `devagent run --yes --json` in which the scripted model proposes each command in turn, one step each
     (--yes approves what asks, so one session can carry many attacks; the decisions say which ones asked)."""
     user = repo.parent / f"{repo.name}-many-steps.toml"
-    user.write_text(f"[model]\nmax_steps = {len(commands) + 5}\n")
+    user.write_text(f"[model]\nmax_steps = {len(commands) + 5}\npipelines = \"off\"\n")
     with ScriptedOllama() as server:
         server.push(*[Reply(tool_calls=[run_call(c)]) for c in commands], Reply("done"))
         return devagent(repo, "run", "--yes", "--json", "go", url=server.url, timeout=timeout,

@@ -79,7 +79,7 @@ def denied_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict
     repo = hostile_repo(root / "r", {"empty/.keep": ""})
     sent = [c for c in HARD_DENIED + FORK_BOMBS if _safe_to_send(c, repo)]
     user = root / "user.toml"
-    user.write_text("[model]\nmax_steps = 40\n")  # one model step per attack, all in one turn
+    user.write_text("[model]\nmax_steps = 40\npipelines = \"off\"\n")  # one model step per attack, all in one turn
     attack = Attack(repo)
     with ScriptedOllama() as server:
         server.push(*[Reply(tool_calls=[run_call(c)]) for c in sent], Reply("done"))
@@ -149,7 +149,7 @@ def test_approved_fork_bombs_are_stopped_by_the_process_bound(tmp_path: Path) ->
     """Run as root here: RLIMIT_NPROC would not hold. A test-owned cgroup (far above the limit) is the net."""
     repo = hostile_repo(tmp_path / "r", {})
     user = tmp_path / "user.toml"
-    user.write_text('unlock = ["fork-bomb"]\n[limits]\nmax_processes = 64\ncommand_timeout = 30.0\n')
+    user.write_text('unlock = ["fork-bomb"]\n[limits]\nmax_processes = 64\ncommand_timeout = 30.0\n[model]\npipelines = "off"\n')
     attack = Attack(repo)
     with ScriptedOllama() as server, pids_net(1100) as net:
         bombs = BOMBS_THAT_RUN if net is not None else [GENTLE]  # no net here: a gentle bomb only

@@ -56,7 +56,7 @@ def hidden_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, 
     root = tmp_path_factory.mktemp("hidden")
     repo = hostile_repo(root / "r", {})
     user = root / "user.toml"
-    user.write_text("[model]\nmax_steps = 40\n")
+    user.write_text("[model]\nmax_steps = 40\npipelines = \"off\"\n")
     attack = Attack(repo)
     with ScriptedOllama() as server:
         server.push(*[Reply(tool_calls=[run_call(_command(c))]) for c in HIDDEN.values()], Reply("done"))

@@ -26,11 +26,11 @@ import bench_real  # noqa: E402
 from bench_common import Outcome  # noqa: E402
 from benchreal import sources  # noqa: E402
 from benchreal.fixtures import Fixtures, apply_edits  # noqa: E402
-from benchreal.projects import PROJECTS, all_tasks  # noqa: E402
+from benchreal.projects import NEW_PROJECTS, PROJECTS, all_tasks  # noqa: E402
 from benchreal.selfcheck import prepare, selfcheck  # noqa: E402
 from benchreal.report import Result, console_line, summary, write_transcript  # noqa: E402
 from benchreal.selfcheck import SelfCheck  # noqa: E402
-from benchreal.spec import HIDDEN_HALVES, KINDS, Write  # noqa: E402
+from benchreal.spec import HALVES, HIDDEN_HALVES, NEW_KINDS, OLD_KINDS, Write  # noqa: E402
 from benchreal.suite import run_code  # noqa: E402
 
 from tests.ollama_server import Reply, ScriptedOllama  # noqa: E402
@@ -42,16 +42,20 @@ def fixtures(tmp_path_factory: pytest.TempPathFactory) -> Fixtures:
     return Fixtures(tmp_path_factory.mktemp("bench-real"))
 
 
+OLD_PROJECTS = [p for p in PROJECTS if p not in NEW_PROJECTS]
+
+
 def test_task_data_has_the_promised_shape() -> None:
     tasks = [t for _, t in all_tasks()]
-    assert len(tasks) >= 40 and len(PROJECTS) >= 4
-    assert len({t.id for t in tasks}) == len(tasks), "task ids are unique"
+    assert len({t.id for t in tasks}) == len(tasks), "task ids are unique, across all halves"
+    tasks = [t for p in OLD_PROJECTS for t in p.tasks]
+    assert len(tasks) >= 40 and len(OLD_PROJECTS) >= 4
     kinds = Counter(t.kind for t in tasks)
-    assert set(kinds) == set(KINDS) and min(kinds.values()) >= 3, kinds
-    layouts = {p.env.layout for p in PROJECTS}
+    assert set(kinds) == set(OLD_KINDS) and min(kinds.values()) >= 3, kinds
+    layouts = {p.env.layout for p in OLD_PROJECTS}
     assert {"repo-venv", "active-venv", "pythonpath", "node"} <= layouts
-    assert {p.suite.parser for p in PROJECTS} >= {"pytest", "unittest", "tape"}
-    for project in PROJECTS:
+    assert {p.suite.parser for p in OLD_PROJECTS} >= {"pytest", "unittest", "tape"}
+    for project in OLD_PROJECTS:
         assert len(project.source.sha256) == 64
         halves = Counter(t.half for t in project.tasks)
         assert set(halves) - {"dev", "fresh"} == {"tune", "heldout"}, project.name
@@ -62,16 +66,40 @@ def test_task_data_has_the_promised_shape() -> None:
             assert set(task.plants) <= set(project.plants), task.id
             if not task.reference.edits:
                 assert task.reference.wrong, f"{task.id}: a question needs a wrong answer to fail on"
-    for kind in KINDS:
+    for kind in OLD_KINDS:
         halves = Counter(t.half for t in tasks if t.kind == kind)
         assert abs(halves["tune"] - halves["heldout"]) <= 1, kind
     fresh = Counter(t.kind for t in tasks if t.half == "fresh")
-    assert fresh == dict.fromkeys(KINDS, 2), fresh  # the fresh half: every kind twice
+    assert fresh == dict.fromkeys(OLD_KINDS, 2), fresh  # the fresh half: every kind twice
+
+
+def test_the_new_half_is_registered_hidden_and_complete() -> None:
+    """Issue 29's untouched half: its own projects (none used before), >= 25 tasks over every work kind (each at
+    least twice), >= 2 of the projects in JavaScript/TypeScript, every task with a reference and a wrong one."""
+    assert "new" in HALVES and "new" in HIDDEN_HALVES
+    tasks = [t for _, t in all_tasks() if t.half == "new"]
+    assert len(tasks) >= 25 and len({t.id for t in tasks}) == len(tasks)
+    assert {t.id for p in NEW_PROJECTS for t in p.tasks} == {t.id for t in tasks}, "only new projects carry it"
+    assert len(NEW_PROJECTS) >= 5
+    old_names = {p.source.name for p in OLD_PROJECTS} | {"more-itertools", "iniconfig"}
+    assert not old_names & {p.source.name for p in NEW_PROJECTS}, "projects nobody here had used"
+    assert sum(p.env.layout == "node" for p in NEW_PROJECTS) >= 2
+    assert any(p.suite.parser == "jest" and "tsc" in " ".join(p.suite.argv) for p in NEW_PROJECTS), \
+        "a TypeScript project judged by its own type checker"
+    kinds = Counter(t.kind for t in tasks)
+    assert set(kinds) == set(NEW_KINDS) and min(kinds.values()) >= 2, kinds
+    for project in NEW_PROJECTS:
+        assert len(project.tasks) >= 5, project.name
+        for task in project.tasks:
+            assert set(task.plants) <= set(project.plants), task.id
+            assert task.reference.edits or task.reference.wrong, task.id
+            assert task.reference.wrong or task.reference.wrong_edits, f"{task.id}: something wrong must fail"
+    assert bench_real.main(["--list", "--half", "new"]) == 0
 
 
 def test_hidden_halves_keep_their_details_off_the_console_and_json(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    assert HIDDEN_HALVES == {"heldout", "fresh"}
+    assert HIDDEN_HALVES == {"heldout", "fresh", "new"}
     rows = [Result(f"t_{half}", "qs", "count", half, False, 1.5, why=f"SECRET-{half}", tools=["run_tests"])
             for half in ("tune", "heldout", "dev", "fresh")]
     for row in rows:
@@ -115,7 +143,7 @@ def _pick(project_name: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("project_name", [p.name for p in PROJECTS])
+@pytest.mark.parametrize("project_name", [p.name for p in OLD_PROJECTS])
 def test_selfcheck_proves_checks_of_every_project(project_name: str, fixtures: Fixtures) -> None:
     project = next(p for p in PROJECTS if p.name == project_name)
     for task in (t for t in project.tasks if t.id in _pick(project_name)):
@@ -181,3 +209,33 @@ def test_checks_run_the_models_code_confined_to_the_work_dir(tmp_path: Path) -> 
     assert not ok and not outside.exists(), "code the model wrote cannot write outside the work dir"
     ok, why = run_code(fixtures, qs, tmp_path, write.format(json.dumps(str(inside))))
     assert ok and inside.exists(), why
+
+
+def test_devagent_option_refuses_a_directory_that_is_no_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_real.main(["--list", "--devagent", str(tmp_path)]) == 2
+    assert "no devagent checkout there" in capsys.readouterr().err
+
+
+FAKE_DEVAGENT = '''import json, sys
+print(json.dumps({"type": "turn_done", "text": "naturalsize(1) returns '1 Byte'. (from " + __file__ + ")"}))
+'''
+
+
+@pytest.mark.slow
+def test_devagent_option_runs_the_other_checkouts_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--devagent PATH: `python -m tui` with PATH first on PYTHONPATH, so a baseline runs an older checkout's
+    agent (here a stand-in checkout whose `tui` answers without a model) on the same tasks and checks."""
+    other = tmp_path / "other-checkout"
+    (other / "tui").mkdir(parents=True)
+    (other / "tui" / "__init__.py").write_text("")
+    (other / "tui" / "__main__.py").write_text(FAKE_DEVAGENT)
+    rc = bench_real.main(["--host", "http://127.0.0.1:9", "--only", "hz_behaviour_one_byte", "--devagent", str(other),
+                          "--work", str(tmp_path / "w"), "--out", str(tmp_path / "out"),
+                          "--json", str(tmp_path / "r.json"), "--timeout", "120"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    assert f"devagent from {other}" in captured.err
+    answer = json.loads((tmp_path / "out" / "tune" / "hz_behaviour_one_byte" / "result.json").read_text())["answer"]
+    assert str(other / "tui" / "__main__.py") in answer, "the other checkout's tui ran"
+    assert str(other) in json.loads((tmp_path / "r.json").read_text())["devagent"]

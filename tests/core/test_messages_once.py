@@ -55,7 +55,7 @@ def test_json_mode_text_done_says_what_was_prose(repo: Path, ollama_server: Scri
 def test_no_sandbox_is_said_once(repo: Path, ollama_server: ScriptedOllama, tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "user.toml"
-    config.write_text('[sandbox]\nmode = "none"\n')
+    config.write_text('[sandbox]\nmode = "none"\n[model]\npipelines = "off"\n')
     monkeypatch.setenv("DEVAGENT_CONFIG", str(config))
     ollama_server.push(Reply("Hello."))
     out = devagent(repo, "run", "hi", url=ollama_server.url)

@@ -17,21 +17,22 @@ from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.config import Config
 from tui.protocol.errors import ModelError
-from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
-                                 TurnDone, TurnStarted)
+from tui.protocol.events import (Detail, Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished,
+                                 ToolCallStarted, TurnDone, TurnStarted)
 from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
 from tui.engine.coach import (REHEATS, about_the_code, cut_result_echo, echoes, guessed_path, look_first, looked,
                               reheat)
 from tui.engine.retyped import retyped_data
 from tui.engine.agent_words import is_question, keeps_tests
-from tui.engine.turnmsg import assistant as _assistant, fmt_args as _fmt_args, short as _short
+from tui.engine.turnmsg import answer_of as _answer_of, assistant as _assistant, fmt_args as _fmt_args, short as _short
 from tui.engine.gate import Gate, StopTurn
 from tui.llm.base import Backend, ModelInfo, ToolCall
 from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
 from tui.engine.turnstate import Turn as _Turn
 from tui.engine.verify import is_test
+from tui.engine.pipelines.dispatch import pipelined
 
 CHANGE_TOOLS = ("edit_file", "edit_symbol", "write_file", "run_python", "scaffold")
 MAX_TEST_EDITS = 2  # refused edits of the tests the developer said to keep, before the turn asks for the answer
@@ -67,6 +68,8 @@ class Agent:
         self._hints = ""  # what the grounding found for this request (preflight.ground), said again when it drifts
         self._suspects = ""  # the turn's latest pointer from a failing test to the code it calls (checks.suspects)
         self.gate = Gate(policy=policy, approver=approver, store=store, session_id=session_id, ctx=ctx, emit=emit)
+        self.memory: Any = None  # what the pipelines remember across turns (pipelines/job.py: Memory)
+        self.pipeline_hint = ""  # what a pipeline found before the general loop took over
 
     # -- conversation ---------------------------------------------------------------------------
     def _append(self, message: dict[str, Any]) -> None:
@@ -104,6 +107,10 @@ class Agent:
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))
         self._append({"role": "user", "content": prompt})
         try:
+            handled = await pipelined(self, prompt) if verify else None
+            if handled is not None:
+                self.emit(handled)
+                return handled
             await preflight.ground(self, prompt)
             await preflight.read_mentioned(self, prompt)
             await preflight.show_named(self, prompt)
@@ -120,7 +127,6 @@ class Agent:
             done = TurnDone("error")
         self.emit(done)
         return done
-
 
     async def _loop(self) -> TurnDone:
         cfg = self.config.model
@@ -150,11 +156,11 @@ class Agent:
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 self.heat = REHEATS[turn.reheats - 1]
-                self.emit(Notice("the model sent the same reply again; asking once more with more varied sampling"))
+                self.emit(Detail("the model sent the same reply again; asking once more, less predictably", "retry"))
                 continue
             salvaged = modelstep.salvage_looped_run(text) if self.looped else None
             if salvaged:  # a run_python call whose code looped: its lines up to the loop are still worth running
-                self.emit(Notice("the model's run_python code repeated itself; running it with the repeats kept once"))
+                self.emit(Detail("the model's run_python code repeated itself; running it with each repeat once"))
                 text, native, self.looped = salvaged, [], False
             if self.looped:  # a reply cut in a loop is neither an answer nor a call: once, ask again; then stop
                 if text and not constrained:
@@ -172,7 +178,7 @@ class Agent:
                     self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
                 self._append(_assistant(text, []))
                 if turn.asked_question:  # told once already: a question never ends in a change
-                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    self.emit(Detail("the model proposed an edit for a question again; asking for its answer", "retry"))
                     return await checks.final_answer(self, turn)
                 checks.remind_question(self, turn, text.split('"name"', 1)[-1][:40])
                 constrained = True
@@ -180,6 +186,8 @@ class Agent:
             calls, errors, shown = self._calls_from(text, native, constrained)
             if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
                 self.emit(TextDone(text, shown))
+            if text.strip() and shown.strip() != text.strip():  # the reply as written, raw calls and all
+                self.emit(Detail(text, "raw-call"))
             if not calls and not errors and shown != text:
                 text = shown  # an answer written as {"done": true, "answer": ...}: its answer is the reply
             message = _assistant(text, native)
@@ -210,8 +218,7 @@ class Agent:
                     continue
                 if echoes(text, self.messages):  # it repeated devagent's instruction instead of answering
                     if turn.echoed:  # twice: an echo is never the answer; the constrained one-line answer is
-                        self.emit(Notice("the model repeated devagent's instruction again; asking for its answer",
-                                         "warning"))
+                        self.emit(Detail("the model repeated devagent's instruction again; asking for its answer"))
                         return await checks.final_answer(self, turn)
                     turn.echoed = True
                     self._ask_again("the model repeated devagent's instruction instead of answering", (
@@ -235,8 +242,9 @@ class Agent:
                     if await checks.check_change(self, turn):
                         constrained = False
                         continue
-                    # a constrained reply was not streamed: it is shown now (the app showed no answer at all)
-                    return self._answered(text, "complete") if constrained else TurnDone("complete", text)
+                    done = self._answered(text, "complete") if constrained else TurnDone("complete", text)  # shown
+                    checks.outcome(self, turn, text, told=turn.pushed_back)  # still claiming what did not happen
+                    return done
                 turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
                 self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
                                 "that needs a change, make it now with one JSON tool call (read the file first if "
@@ -258,14 +266,13 @@ class Agent:
             return False  # the edit broke something the result names: the model should fix that first
         return setting == "on" or (setting == "auto" and call.source != "native")
 
-
     def _forget(self, scratch: list[dict[str, Any]]) -> None:
         """Drop these messages from what the model is sent (the store keeps them: the transcript is whole)."""
         self.messages[:] = [m for m in self.messages if not any(m is s for s in scratch)]
         scratch.clear()
 
     def _ask_again(self, notice: str, message: str) -> None:
-        self.emit(Notice(f"{notice}; asking the model again", "warning"))
+        self.emit(Detail(f"{notice}; asking the model again:\n{message}", "retry"))
         self._append({"role": "user", "content": message, "_tool": True, "_said": True})
 
     async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
@@ -274,13 +281,12 @@ class Agent:
             key = _call_key(call)
             if call.name in EDIT_TOOLS and is_question(self.prompt):
                 if turn.asked_question:  # told once already: a question never ends in a change
-                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    self.emit(Detail("the model proposed an edit for a question again; asking for its answer", "retry"))
                     return await checks.final_answer(self, turn)
                 checks.remind_question(self, turn, call.name)
                 return True
             if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
-                self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
-                                 "warning"))
+                self.emit(Detail(f"the model tried to edit {call.arguments.get('path')}, which the request rules out"))
                 turn.test_edits += 1
                 if turn.test_edits > MAX_TEST_EDITS:  # told each time; a model that keeps at it is not listening
                     return await checks.final_answer(self, turn)
@@ -312,7 +318,7 @@ class Agent:
                         "change itself (edit_symbol adds or replaces a whole function, method or test; edit_file "
                         "changes a few lines), another call, or answer in plain text."))
                     return True
-                self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
+                self.emit(Detail(f"the model repeated {call.name}; asking for its answer", "retry"))
                 return await checks.final_answer(self, turn)
             turn.seen.add(key)
             if await self._handle(call):
@@ -340,7 +346,6 @@ class Agent:
                     turn.failed_change = f"your {call.name} call failed ({turn.failed[key]})"
         return False
 
-
     def _answered(self, answer: str, reason: str) -> TurnDone:
         """End the turn with an answer that came as constrained JSON: show it as the model's text."""
         if answer:
@@ -363,7 +368,7 @@ class Agent:
         spec = self.tools.get(call.name)
         guessed = await guessed_path(self.ctx.repo, call, spec)
         if cut_result_echo(call):
-            self.emit(Notice(f"the model pasted devagent's result text into its {call.name} call; that part is left out"))
+            self.emit(Detail(f"the model pasted devagent's result text into its {call.name} call; that part is out"))
         self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         if spec is None:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",
@@ -408,12 +413,3 @@ class Agent:
 
     async def decide(self, proposal: Proposal) -> Decision:
         return await self.gate.decide(proposal)
-
-
-def _answer_of(arguments: dict[str, Any]) -> str:
-    """The text of an ``answer`` pseudo-call: its "text" or "answer", else the first string it holds (the grammar
-    fixes the call's shape, not the names of its arguments)."""
-    for key in ("text", "answer"):
-        if isinstance(arguments.get(key), str) and arguments[key]:
-            return str(arguments[key])
-    return next((v for v in arguments.values() if isinstance(v, str) and v), "")

@@ -46,3 +46,12 @@ def fmt_args(args: dict[str, Any]) -> str:
             text = f"[{len(text)} characters]"
         parts.append(f"{key}={text.strip(chr(10))}")
     return ", ".join(parts)
+
+
+def answer_of(arguments: dict[str, Any]) -> str:
+    """The text of an ``answer`` pseudo-call: its "text" or "answer", else the first string it holds (the grammar
+    fixes the call's shape, not the names of its arguments)."""
+    for key in ("text", "answer"):
+        if isinstance(arguments.get(key), str) and arguments[key]:
+            return str(arguments[key])
+    return next((v for v in arguments.values() if isinstance(v, str) and v), "")

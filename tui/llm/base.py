@@ -28,6 +28,7 @@ class ChatChunk:
     done: bool = False
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    index: int = 0  # which of several sampled completions this piece belongs to (options={"n": k})
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Deadlines:
 class Backend(Protocol):
     name: str  # "ollama" | "openai" | "embedded"
     host: str
+    # Completions one request can sample at once (``options={"n": k}``, chunks tagged with ``index``); a
+    # caller wanting more than this asks again. 1 for servers that sample one reply per request.
+    parallel: int
 
     async def connect(self, model: str | None = None) -> ModelInfo:
         """Check the server, resolve the model (first suitable when None), read its capabilities.

@@ -71,11 +71,12 @@ CACHE_REUSE_CHUNK = 64  # tokens: the shortest run of the cached prompt worth sh
 class EmbeddedServer:
     """A llama.cpp HTTP server on 127.0.0.1, owned by this process."""
 
-    def __init__(self, model_file: str | Path, *, threads: int = 0, context: int = 4096,
+    def __init__(self, model_file: str | Path, *, threads: int = 0, context: int = 4096, parallel: int = 1,
                  on_progress: ProgressCallback | None = None, python: str | None = None) -> None:
         self.model_file = Path(model_file).expanduser()
         self.threads = threads or default_threads()
         self.context = context
+        self.parallel = max(1, parallel)
         self.on_progress = on_progress
         self.python = python or sys.executable
         self.url: str | None = None
@@ -105,7 +106,8 @@ class EmbeddedServer:
         here = os.path.realpath(os.getcwd())
         paths = [root] + [p for p in sys.path if os.path.isabs(p) and os.path.realpath(p) != here]
         cmd = [self.python, "-I", "-c", _CHILD, json.dumps(paths), "--model", str(self.model_file.absolute()),
-               "--threads", str(self.threads), "--context", str(self.context), "--parent", str(os.getpid())]
+               "--threads", str(self.threads), "--context", str(self.context), "--parallel", str(self.parallel),
+               "--parent", str(os.getpid())]
         env = dict(os.environ)
         # llama.cpp is built with OpenMP; spinning OpenMP threads starve each other on a busy machine
         # (measured on 2 busy cores: 1.5 tokens/s spinning, 3.9 passive, 2.9 with one thread).
@@ -229,7 +231,10 @@ class EmbeddedBackend(OpenAICompatBackend):
         context = min(model.context or model.max_context, model.max_context)
         super().__init__("http://127.0.0.1:0", deadlines, temperature=model.temperature, seed=model.seed,
                          max_context=context)
-        self.server = EmbeddedServer(model_file, threads=model.threads, context=context, on_progress=on_progress)
+        self.parallel = max(1, int(getattr(model, "samples", 1) or 1))
+        self.n_field = "n_cmpl"  # llama.cpp's name for several completions of one prompt (read once)
+        self.server = EmbeddedServer(model_file, threads=model.threads, context=context, parallel=self.parallel,
+                                     on_progress=on_progress)
 
     async def connect(self, model: str | None = None) -> ModelInfo:
         """Starts the model process the first time (the model name is the file; ``model`` is ignored)."""
@@ -256,6 +261,7 @@ def _serve(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", required=True)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--parent", type=int, default=0)
     args = parser.parse_args(argv)
     _die_with_parent(args.parent)
@@ -264,8 +270,12 @@ def _serve(argv: list[str] | None = None) -> int:
 
     params = xllamacpp.CommonParams()
     params.model.path = args.model
-    params.n_ctx = args.context
-    params.n_parallel = 1
+    # Several slots sample candidates of one prompt at once (n_cmpl): one unified KV cache holds each slot's
+    # whole context (a request never gets more than ``context`` tokens: devagent fits it), so the cache is
+    # context x slots; the prompt is read once and its cells shared.
+    params.n_parallel = max(1, args.parallel)
+    params.kv_unified = True
+    params.n_ctx = args.context * params.n_parallel
     # Reuse cached chunks after a deletion in the middle of the prompt (KV shifting): when the context
     # fitter drops an older step or devagent forgets a retried reply, the messages after it are not read again.
     params.n_cache_reuse = CACHE_REUSE_CHUNK

@@ -23,6 +23,7 @@ class OllamaBackend:
     """Talks to one Ollama server; ``connect`` picks the model, ``stream_chat`` streams replies."""
 
     name = "ollama"
+    parallel = 1  # Ollama samples one reply per request
 
     def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2,
                  seed: int | None = None, max_context: int = 8192, context: int = 0) -> None:
@@ -137,7 +138,7 @@ class OllamaBackend:
         opts: dict[str, Any] = {"temperature": self.temperature, "num_ctx": num_ctx or info.context_length}
         if self.seed is not None:
             opts["seed"] = self.seed
-        opts.update(options or {})
+        opts.update({k: v for k, v in (options or {}).items() if k != "n"})
         request: dict[str, Any] = {"model": info.name, "messages": messages, "stream": True, "options": opts}
         if tools and info.supports_tools:
             request["tools"] = tools

@@ -179,6 +179,8 @@ class OpenAICompatBackend:
     """Backend over an OpenAI-compatible HTTP server."""
 
     name = "openai"
+    parallel = 1  # a generic server may ignore "n"; the embedded llama.cpp server raises this
+    n_field = "n"  # the request field for several completions (llama.cpp: n_cmpl)
 
     def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2, seed: int | None = None,
                  max_context: int = 8192, api_key: str | None = None) -> None:
@@ -252,6 +254,9 @@ class OpenAICompatBackend:
         elif isinstance(format, dict):
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": format}}
         body.update(_options(options))
+        n = int((options or {}).get("n") or 1)
+        if n > 1:
+            body[self.n_field] = min(n, self.parallel)
         return body
 
     async def warm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
@@ -325,11 +330,12 @@ class OpenAICompatBackend:
                     self.last_timings = event.get("timings") or self.last_timings
                     for choice in event.get("choices") or []:
                         delta = choice.get("delta") or {}
-                        if delta.get("tool_calls"):
+                        index = int(choice.get("index") or 0)
+                        if delta.get("tool_calls") and not index:
                             assembler.add(delta["tool_calls"])
                         if delta.get("content"):
-                            partial.append(delta["content"])
-                            yield ChatChunk(text=delta["content"])
+                            partial.append(delta["content"]) if not index else None
+                            yield ChatChunk(text=delta["content"], index=index)
         except (httpx.HTTPError, OSError, json.JSONDecodeError) as exc:
             raise classify(exc, self.host) from None
         calls, leftover = assembler.finish()

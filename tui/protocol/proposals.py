@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-ProposalKind = Literal["command", "python", "edit", "stage", "commit", "scaffold"]
+ProposalKind = Literal["command", "python", "edit", "stage", "commit", "scaffold", "checks"]
 Action = Literal["approve", "reject", "edit", "stop"]
 
 _ids = itertools.count(1)

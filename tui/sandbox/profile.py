@@ -193,11 +193,15 @@ def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | No
 
 def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env: dict[str, str], cwd: Path,
                masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True,
-               ro_binds: list[str] | None = None) -> list[str]:
+               ro_binds: list[str] | None = None, after_repo: list[str] | None = None,
+               view: Path | None = None) -> list[str]:
     """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind).
 
     ``ro_binds``: interpreters/toolchains the private /tmp would hide (projenv.hidden_roots); mounted before
-    the repo (which may lie inside one) and before the masks (which must win).
+    the repo (which may lie inside one) and before the masks (which must win). ``after_repo``: read-only binds
+    mounted after the repo and the writable paths (a work tree beside a scratch copy), before the git dirs and masks.
+    ``view``: a throwaway copy of the work tree bound at the repo's path instead of the tree itself (candidates are
+    tried there; the real tree's ignored directories the checks need come in ``after_repo``, read-only).
     """
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
@@ -207,9 +211,11 @@ def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env
     for path in ro_binds or ():
         argv += ["--ro-bind", path, path]
     if repo_bind:
-        argv += ["--bind", str(repo), str(repo)]
+        argv += ["--bind", str(view or repo), str(repo)]
     for path in writable:
         argv += ["--bind", path, path]
+    for path in after_repo or ():
+        argv += ["--ro-bind", path, path]
     for path in gitdirs:
         argv += ["--ro-bind", path, path]
     for path, is_dir in masks:

@@ -156,9 +156,15 @@ class Sandbox:
     """Runs commands for one repo. ``info`` says which sandbox is active (shown in the status bar)."""
 
     def __init__(self, repo: Path, config: Config, info: SandboxInfo | None = None,
-                 bound: PidsBound | None = None) -> None:
+                 bound: PidsBound | None = None, read_only: tuple[str, ...] = (), view: Path | None = None) -> None:
+        """``read_only``: more directories the commands see read-only (a refactoring's scratch copy runs with the
+        work tree and a TypeScript install bound read-only; under /tmp they would be hidden by the private /tmp)."""
         self.repo = Path(os.path.realpath(repo))
+        # A throwaway copy of the tree that commands see at the repo's path (engine/work/scratch.py); None: the
+        # tree itself. The real tree's ignored directories the checks need come in read_only.
+        self.view = Path(os.path.realpath(view)) if view is not None else None
         hostpath.distrust(self.repo)
+        self.read_only = tuple(os.path.realpath(p) for p in read_only)
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
@@ -195,6 +201,8 @@ class Sandbox:
         project = projenv.for_command(self.repo, self.config, workdir)
         extra = {**project.env, **(env or {})}
         if self.info.kind != "bwrap":
+            if self.view is not None:  # without bwrap nothing can show the copy at the repo's path
+                raise SandboxError("a throwaway copy of the tree needs bubblewrap", "Nothing was run.")
             return argv, child_env(self.config, self._plain_home(), marker, extra), workdir
         if self._gitdirs is None:
             self._gitdirs = git_dirs(self.repo)
@@ -202,11 +210,15 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
-        masks = secret_masks(self.config, self.repo) + socket_masks([str(self.repo), *self._gitdirs, *writable])
+        masks = secret_masks(self.config, self.repo)
+        for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
+            masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only])
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable,
+                          masks=masks, writable=writable, view=self.view,
                           ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
-                                                        "" if isinstance(command, str) else argv[0]))
+                                                        "" if isinstance(command, str) else argv[0]),
+                          after_repo=[p for p in self.read_only if os.path.isdir(p)])
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
@@ -323,7 +335,7 @@ class Sandbox:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
                         "(limits.max_processes)]\n".encode())
-            for note in leftovers.sweep(self.repo):  # the whole tree is gone: nothing can add more now
+            for note in leftovers.sweep(self.view or self.repo):  # the whole tree is gone: nothing can add more now
                 out.add(f"\n[devagent: {note}]\n".encode())
             out.close()
         code = None if killed else transport.get_returncode()

@@ -46,6 +46,7 @@ class Failure:
     line: int | None = None
     message: str = ""
     kind: str = "failed"  # failed | error
+    trace: str = ""  # the runner's traceback of the failure, bounded: its frames localise the fault
 
     def location(self) -> str:
         if not self.file:

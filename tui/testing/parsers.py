@@ -93,7 +93,7 @@ def parse_junit(xml_text: str, base: Path, repo: Path) -> Parsed:
         detail = [ln[2:].strip() for ln in body.splitlines() if ln.startswith("E ")]
         if detail:
             message = "\n".join(detail[:12])
-        out.failures.append(Failure(test_id, _relpath(loc_file, base, repo), line, message, kind))
+        out.failures.append(Failure(test_id, _relpath(loc_file, base, repo), line, message, kind, body[-6000:]))
     return out
 
 
@@ -155,7 +155,8 @@ def parse_tap(text: str, base: Path, repo: Path) -> Parsed:
         if loc:
             file, lineno = loc.group("file"), int(loc.group("line"))
         message = diag.get("error", "") or diag.get("message", "")
-        out.failures.append(Failure(m.group("name"), _relpath(file, base, repo), lineno, message))
+        out.failures.append(Failure(m.group("name"), _relpath(file, base, repo), lineno, message,
+                                    trace=(diag.get("stack", "") or diag.get("at", ""))[-6000:]))
     if counts and out.source == "tap":
         out.passed = counts.get("pass", out.passed)
         out.failed = counts.get("fail", out.failed) + counts.get("cancelled", 0)
@@ -253,7 +254,7 @@ def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json"
             stack = next((i for i, ln in enumerate(text_lines) if ln.strip().startswith("at ")), len(text_lines))
             first = "\n".join(text_lines[: min(stack, 8)]).strip()
             test_id = (a.get("fullName") or a.get("title") or "").strip()
-            out.failures.append(Failure(test_id, _relpath(file, base, repo), line, first))
+            out.failures.append(Failure(test_id, _relpath(file, base, repo), line, first, trace=messages[-6000:]))
     return out
 
 

@@ -162,13 +162,16 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
     return Plan(suite, argv, selection)
 
 
-def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
-    """Structured report first, then the runner's stdout format, then the summary line."""
+def parse_output(plan: Plan, output: str, repo: Path, files: Path | None = None) -> parsers.Parsed:
+    """Structured report first, then the runner's stdout format, then the summary line. ``files``: where the run's
+    files landed when it ran in a throwaway copy seen at the repo's path (the report is read from there)."""
     base = plan.suite.cwd
     report_text = ""
     if plan.report:  # written by the sandboxed run: it may be a symlink or a FIFO by now
+        root = files or repo
         try:
-            report_text = read_bounded(repo, plan.report, REPORT_LIMIT)[0].decode("utf-8", "replace")
+            report_text = read_bounded(root, os.path.relpath(plan.report, repo), REPORT_LIMIT)[0].decode(
+                "utf-8", "replace")
         except (OSError, PathRefused):
             report_text = ""
     kind = plan.suite.kind
@@ -190,13 +193,14 @@ def parse_output(plan: Plan, output: str, repo: Path) -> parsers.Parsed:
     return parsed
 
 
-def cleanup(plan: Plan, repo: Path) -> None:
+def cleanup(plan: Plan, repo: Path, files: Path | None = None) -> None:
+    root = files or repo
     if plan.report:
         try:
-            remove_file(repo, os.path.relpath(plan.report, repo))
+            remove_file(root, os.path.relpath(plan.report, repo))
         except PathRefused:
             pass  # .devagent-tmp became a symlink: nothing of devagent's is left to remove
-    tmp = repo / TMP_DIR
+    tmp = root / TMP_DIR
     try:
         tmp.rmdir()
     except OSError:
@@ -229,17 +233,18 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
     if plan.suite.missing:
         return not_started(plan)
     runner = runner or make_runner(repo, config)
+    files = getattr(runner, "view", None)  # a throwaway copy the runner shows at the repo's path
     if plan.report:
-        (repo / TMP_DIR).mkdir(exist_ok=True)
+        ((files or repo) / TMP_DIR).mkdir(exist_ok=True)
     to_run: str | list[str] = command if command is not None else (plan.argv[0] if plan.shell else plan.argv)
     env = dict(plan.env) or None
     try:
         result = await runner.run(to_run, timeout=timeout or config.limits.command_timeout * 5,
                                   idle_timeout=config.limits.idle_timeout * 3, on_output=on_output,
                                   cwd=plan.suite.cwd, env=env)
-        parsed = parse_output(plan, result.output, repo)
+        parsed = parse_output(plan, result.output, repo, files)
     finally:
-        cleanup(plan, repo)
+        cleanup(plan, repo, files)
     found = diagnose(plan.suite.kind, result.output, result.exit_code, result.killed or "", parsed, repo,
                      plan.suite.cwd, plan.suite.interpreter, plan.selection)
     return TestRun(

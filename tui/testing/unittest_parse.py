@@ -102,7 +102,7 @@ def parse_unittest(text: str, base: Path, repo: Path, start: str = ".") -> Parse
                   if not _relpath(m.group("file"), base, repo).startswith(("/", ".."))]
         line_no = inside[-1][1] if inside else None
         where = _relpath(inside[-1][0], base, repo) if inside else file
-        out.failures.append(Failure(test_id, where, line_no, _message(body) or head.group("kind"), kind))
+        out.failures.append(Failure(test_id, where, line_no, _message(body) or head.group("kind"), kind, body[-6000:]))
         if kind == "error":
             out.errored += 1
         else:

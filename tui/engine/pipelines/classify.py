@@ -1,0 +1,108 @@
+"""The kind of a request: from its structure when that decides it, otherwise from one constrained choice.
+
+A pasted traceback is a fix. Everything else is one grammar-constrained question to the model: the kinds
+with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
+only be one of the kinds. A request that is several kinds at once is split into steps by a second
+constrained question, each step then classified the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.engine.pipelines.facts import Facts
+
+KINDS: dict[str, str] = {
+    "question": "a question about the code: what a function returns or raises, how many of something there "
+                "are, where something is defined or handled, how or why it works",
+    "history": "a question about the git history: which commit changed something, when, who, what the last "
+               "commits did",
+    "report": "run the tests (or check the project) and report the result, without changing anything",
+    "fix": "something is broken (failing tests, an error, a bug): find the cause and fix it",
+    "change": "change how existing code behaves (a default value, a format, a condition, a message)",
+    "add": "add new code: a new function, method, class, option or feature",
+    "add_test": "add or extend tests for existing code",
+    "refactor": "rename something, move code to another module, or add/change a parameter, without changing "
+                "what the code does",
+    "data": "clean, convert, sort, merge or repair a data file (CSV, JSON, YAML, TOML)",
+    "docs": "write or change documentation: a docstring, comments, the README",
+    "scaffold": "create a new component, module, page or package the way the project's others are made",
+    "several": "two or more of the above in one request (e.g. add a function and a test for it)",
+    "other": "anything else",
+}
+CODE_KINDS = ("fix", "change", "add", "add_test", "refactor", "docs", "data", "scaffold")
+
+
+@dataclass
+class Kind:
+    name: str
+    how: str  # "structure" (decided by the program) or "model" (the constrained choice)
+    steps: list[tuple[str, str]] | None = None  # several: (kind, the step's request)
+
+
+PROMPT = """A developer typed this request to a coding assistant working in their git repository:
+
+<request>
+{request}
+</request>
+{facts}
+Which kind of request is it? The kinds:
+{kinds}
+
+Reply as JSON: {{"kind": "<one of the kinds>"}}"""
+
+STEPS = """A developer typed this request to a coding assistant:
+
+<request>
+{request}
+</request>
+
+It asks for several things. Split it into its steps, in order, each step a short request that stands on its
+own (repeat the names it needs). Each step's kind is one of: {kinds}.
+Reply as JSON: {{"steps": [{{"kind": "...", "request": "..."}}, ...]}}"""
+
+
+def by_structure(facts: Facts) -> Kind | None:
+    if facts.traceback:
+        return Kind("fix", "structure")
+    return None
+
+
+async def classify(ask: Any, facts: Facts) -> Kind:
+    decided = by_structure(facts)
+    if decided is not None:
+        return decided
+    found = facts.summary()
+    prompt = PROMPT.format(request=facts.request.strip()[:2000],
+                           facts=f"\nWhat is in the repository of what it names:\n{found}\n" if found else "",
+                           kinds="\n".join(f"- {k}: {v}" for k, v in KINDS.items()))
+    schema = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)}},
+              "required": ["kind"]}
+    asked = await ask.json(prompt, schema, max_tokens=20, label="the kind of request")
+    value = asked.first or {}
+    name = value.get("kind") if isinstance(value, dict) else None
+    kind = Kind(name if name in KINDS else "other", "model")
+    if kind.name == "several":
+        kind.steps = await split(ask, facts.request)
+        if not kind.steps:
+            kind.name = "other"
+    return kind
+
+
+async def split(ask: Any, request: str) -> list[tuple[str, str]]:
+    single = [k for k in KINDS if k not in ("several", "other")]
+    schema = {"type": "object", "properties": {"steps": {
+        "type": "array", "minItems": 2, "maxItems": 4, "items": {
+            "type": "object", "properties": {"kind": {"type": "string", "enum": single},
+                                             "request": {"type": "string"}},
+            "required": ["kind", "request"]}}}, "required": ["steps"]}
+    asked = await ask.json(STEPS.format(request=request.strip()[:2000], kinds=", ".join(single)), schema,
+                           max_tokens=400, label="the steps of the request")
+    value = asked.first or {}
+    steps = value.get("steps") if isinstance(value, dict) else None
+    out = []
+    for step in steps or []:
+        if isinstance(step, dict) and step.get("kind") in single and str(step.get("request") or "").strip():
+            out.append((str(step["kind"]), str(step["request"]).strip()))
+    return out[:4]

@@ -1,0 +1,113 @@
+"""A data file: repaired by a tolerant parser when it does not parse, otherwise transformed by code.
+
+Repair keeps every value (tui/refactor's repair, never the model). A transformation (clean, sort, merge,
+convert) is a short Python script the model writes from the file's head; several are run in the throwaway
+copy, and the result most of them agree on (byte for byte) is proposed, after it parses.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+
+from tui.engine.pipelines.facts import Facts
+from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of
+from tui.engine.work import trial
+from tui.engine.work.index import DATA_SUFFIXES
+from tui.protocol.events import TurnDone
+
+PROMPT = """A developer asked:
+<request>
+{request}
+</request>
+
+{files}
+Write a short Python script (standard library only: csv, json, ...) that makes exactly this change. It runs in the
+repository's root directory: read the file(s), compute the result, and write it back{where}. Keep everything the
+request does not ask to change (the header, the order of what stays, the formatting style).
+Reply as JSON: {{"code": "<the script>"}}"""
+
+
+def parses(rel: str, data: bytes | None) -> str:
+    """'' when ``data`` parses as ``rel``'s format, else why not."""
+    if data is None:
+        return "the file is gone"
+    text = data.decode("utf-8", "replace")
+    try:
+        if rel.endswith((".json",)):
+            json.loads(text)
+        elif rel.endswith((".csv", ".tsv")):
+            list(csv.reader(io.StringIO(text), delimiter="\t" if rel.endswith(".tsv") else ","))
+        elif rel.endswith(".toml"):
+            import tomllib
+
+            tomllib.loads(text)
+    except (ValueError, RecursionError, csv.Error) as err:
+        return str(err)[:200]
+    return ""
+
+
+def _shown(text: str, limit_lines: int = 40) -> str:
+    lines = text.splitlines()
+    head = "\n".join(lines[:limit_lines])
+    more = f"\n... ({len(lines) - limit_lines} more lines)" if len(lines) > limit_lines else ""
+    return head + more
+
+
+async def repair(job: Job, rel: str) -> TurnDone:
+    try:
+        from tui.refactor.repair import repair_file
+    except ImportError:
+        raise NotHandled(f"{rel} does not parse and no repair engine is installed") from None
+    import asyncio
+
+    outcome = await asyncio.to_thread(repair_file, job.repo, rel)
+    changes = {c.path: c.after for c in outcome.changes}
+    done = await job.propose(changes, f"repair {rel} ({outcome.engine})", warnings=[outcome.summary])
+    if not done.applied:
+        return job.answer(f"The repair of {rel} was not applied ({done.reason or 'rejected'}).")
+    return job.answer(f"Repaired {rel} with {outcome.engine}: {outcome.summary}")
+
+
+async def run(job: Job, facts: Facts) -> TurnDone:
+    index = await job.index()
+    files = facts.data_files or [f for f in facts.files if f.lower().endswith(DATA_SUFFIXES)]
+    if not files:
+        raise NotHandled("the request names no data file")
+    broken = [f for f in files if parses(f, (index.text(f, 20_000_000) or "").encode())]
+    if broken:
+        return await repair(job, broken[0])
+    scratch = await job.scratch()
+    if scratch is None:
+        raise NotHandled("running a script in a throwaway copy was not allowed")
+    shown = "\n".join(f"{f} (its first lines):\n```\n{_shown(index.text(f, 2_000_000) or '')}\n```" for f in files[:2])
+    prompt = PROMPT.format(request=facts.request.strip()[:1500], files=shown,
+                           where=f" to {files[0]}" if len(files) == 1 else "")
+    asked = await job.ask.json(prompt, CODE_SCHEMA, n=job.samples, max_tokens=700, label="a script for the change")
+    results: list[tuple[str, dict[str, bytes | None]]] = []
+    original = {f: scratch.read(f) for f in files}
+    written = Counter(c for c in map(code_of, asked.values) if c)  # the same script twice is two votes
+    for code in written:
+        ran = await job.step("run_python", {"code": code}, lambda code=code: trial.run_code(job, scratch, code),
+                             lambda r: f"exit {r.exit_code}")
+        if ran.ok:
+            after = {f: scratch.read(f) for f in files}
+            changed = {f: a for f, a in after.items() if a != original[f]}
+            if changed and not any(parses(f, a) for f, a in changed.items()):
+                results += [(code, changed)] * written[code]
+        scratch.restore(original)  # the next script starts from the file as it is in the tree
+    if not results:
+        raise NotHandled("no script made a change that parses")
+    votes = Counter(json.dumps({k: (v or b"").decode("utf-8", "replace") for k, v in r.items()}, sort_keys=True)
+                    for _, r in results)
+    best_key, count = votes.most_common(1)[0]
+    code, changes = next((c, r) for c, r in results if json.dumps(
+        {k: (v or b"").decode("utf-8", "replace") for k, v in r.items()}, sort_keys=True) == best_key)
+    note = f"{len(results)} of {sum(written.values())} script(s) ran; {count} agree on this result"
+    done = await job.propose(changes, f"change {', '.join(changes)} ({note})", warnings=[note, "script:\n" + code])
+    if not done.applied:
+        return job.answer(f"The change to {', '.join(changes)} was not applied ({done.reason or 'rejected'}).")
+    return job.answer(f"Changed {', '.join(changes)} by running a script ({note}):\n```python\n{code}\n```")

@@ -1,0 +1,70 @@
+"""One request through its pipeline: facts, kind, the pipeline; the general loop when none can do it.
+
+A request of several kinds runs as its steps, each through its own pipeline, the answers joined. What a
+pipeline found before it gave up is handed to the general loop as a hint (a Detail shows the developer why).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tui.engine.pipelines import PIPELINES
+from tui.engine.pipelines.classify import Kind, classify
+from tui.engine.pipelines.facts import gather
+from tui.engine.pipelines.job import Job, Memory, NotHandled
+from tui.protocol.events import TurnDone
+
+
+async def _one(job: Job, kind: str, request: str) -> TurnDone | None:
+    index = await job.index()
+    facts = gather(request, index)
+    pipeline = PIPELINES.get(kind)
+    if pipeline is None:
+        return None
+    try:
+        return await pipeline(job, facts)
+    except NotHandled as err:
+        if err.hint == "route:change" and kind == "fix":
+            job.note("no test fails: handled as a change of behaviour")
+            return await _one(job, "change", request)
+        raise
+
+
+async def handle(agent: Any, prompt: str, memory: Memory) -> TurnDone | None:
+    """The turn done by a pipeline, or None (the general loop takes it; ``agent.pipeline_hint`` says why)."""
+    job = Job(agent, prompt, memory)
+    started = time.monotonic()
+    kind: Kind | None = None
+    try:
+        index = await job.index()
+        facts = gather(prompt, index)
+        kind = await classify(job.ask, facts)
+        job.note(f"request kind: {kind.name} (by {kind.how}); {facts.summary() or 'names nothing the index knows'}")
+        if kind.steps:
+            answers = []
+            for step_kind, step in kind.steps:
+                job.note(f"step: {step_kind}: {step}")
+                done = await _one(job, step_kind, step)
+                if done is None:
+                    raise NotHandled(f"no pipeline for the step {step!r}")
+                answers.append(done.text)
+            return TurnDone("complete", "\n\n".join(a for a in answers if a))
+        return await _one(job, kind.name, prompt)
+    except NotHandled as err:
+        agent.pipeline_hint = err.hint if err.hint and not err.hint.startswith("route:") else ""
+        job.note(f"{kind.name if kind else 'pipeline'}: {err.why} ({time.monotonic() - started:.0f} s); "
+                 "the general loop takes over")
+        return None
+    finally:
+        job.close()
+
+
+async def pipelined(agent: Any, prompt: str) -> TurnDone | None:
+    """The turn through a pipeline when pipelines are on (model.pipelines), else None."""
+    if agent.config.model.pipelines == "off":
+        return None
+    if agent.memory is None:
+        agent.memory = Memory()
+    agent.pipeline_hint = ""
+    return await handle(agent, prompt, agent.memory)

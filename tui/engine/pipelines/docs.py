@@ -1,0 +1,145 @@
+"""Documentation: a docstring (or a JS doc comment) of a named definition, or a section of a Markdown file.
+
+The model writes only the text; the program places it: a Python docstring replaces the old one (or goes
+first in the body) at the body's indentation, a JSDoc block goes above the definition, a Markdown section
+replaces the section with the same heading or is added at the end. The file must still parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tui.engine.pipelines.facts import Facts
+from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.work.index import Definition
+from tui.engine.work.trial import static_problems
+from tui.protocol.events import TurnDone
+
+DOC_PROMPT = """A developer asked:
+<request>
+{request}
+</request>
+
+The code, {path}:
+```{fence}
+{code}
+```
+Write the new {what} for {name} as the request asks: plain text, no quotes around it, no code fence. Keep what
+is still true of the current one.
+Reply as JSON: {{"text": "<the {what}>"}}"""
+
+SECTION_PROMPT = """A developer asked:
+<request>
+{request}
+</request>
+
+{path} has these headings:
+{headings}
+{current}
+Write the Markdown section the request asks for.
+Reply as JSON: {{"heading": "<the section's heading, without #>", "text": "<the section's body in Markdown>"}}"""
+
+_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+def with_docstring(text: str, d: Definition, doc: str) -> str | None:
+    """``text`` with ``d``'s docstring set to ``doc`` (through ``ast`` positions); None when it cannot be placed."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and n.name == d.symbol.name and n.lineno == d.symbol.line), None)
+    if node is None or not node.body:
+        return None
+    lines = text.splitlines(keepends=True)
+    first = node.body[0]
+    indent = re.match(r"[ \t]*", lines[first.lineno - 1]).group(0)  # type: ignore[union-attr]
+    doc = doc.strip().replace('"""', '\\"\\"\\"')
+    if "\n" in doc:
+        body = "\n".join((indent + ln) if ln.strip() else "" for ln in doc.splitlines())
+        block = f'{indent}"""{body.lstrip()}\n{indent}"""\n'
+    else:
+        block = f'{indent}"""{doc}"""\n'
+    has_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    if has_doc:
+        new = lines[:first.lineno - 1] + [block] + lines[first.end_lineno:]
+    elif first.lineno == node.lineno:  # a one-line body after the colon
+        return None
+    else:
+        new = lines[:first.lineno - 1] + [block] + lines[first.lineno - 1:]
+    return "".join(new)
+
+
+def with_jsdoc(text: str, d: Definition, doc: str) -> str:
+    lines = text.splitlines(keepends=True)
+    start = d.symbol.start - 1
+    indent = re.match(r"[ \t]*", lines[start]).group(0)  # type: ignore[union-attr]
+    j = start - 1
+    while j >= 0 and lines[j].strip().startswith(("*", "/**", "*/")):  # an existing JSDoc block is replaced
+        j -= 1
+    old_doc = start - 1 > j and lines[j + 1].strip().startswith("/**")
+    block = [f"{indent}/**\n"] + [f"{indent} * {ln}".rstrip() + "\n" for ln in doc.strip().splitlines()] + [f"{indent} */\n"]
+    return "".join(lines[:j + 1 if old_doc else start] + block + lines[start:])
+
+
+def with_section(text: str, heading: str, body: str) -> str:
+    heading = heading.strip().lstrip("#").strip()
+    pattern = re.compile(rf"^(#+)\s+{re.escape(heading)}\s*$", re.M | re.I)
+    m = pattern.search(text)
+    if m:
+        level = len(m.group(1))
+        nxt = re.compile(rf"^#{{1,{level}}}\s", re.M).search(text, m.end())
+        end = nxt.start() if nxt else len(text)
+        return text[:m.start()] + f"{m.group(1)} {heading}\n\n{body.strip()}\n\n" + text[end:].lstrip("\n")
+    levels = re.findall(r"^(#+)\s", text, re.M)
+    level = "#" * (len(levels[1]) if len(levels) > 1 else 2)
+    return text.rstrip("\n") + f"\n\n{level} {heading}\n\n{body.strip()}\n"
+
+
+async def run(job: Job, facts: Facts) -> TurnDone:
+    index = await job.index()
+    docs = [f for f in facts.files if f.lower().endswith((".md", ".rst", ".txt"))]
+    strong = [n for n in facts.symbols if n.strong] or facts.symbols[:1]
+    if strong and not docs:
+        return await _docstring(job, facts, strong[0].definitions[0])
+    readme = docs[0] if docs else next((f for f in index.files if f.lower() in ("readme.md", "readme.rst")), "")
+    if not readme:
+        raise NotHandled("the request names no definition and no documentation file")
+    text = index.text(readme, 2_000_000) or ""
+    headings = "\n".join(ln for ln in text.splitlines() if ln.startswith("#"))[:1500] or "(none)"
+    asked = await job.ask.json(SECTION_PROMPT.format(request=facts.request.strip()[:1500], path=readme,
+                                                     headings=headings, current=""),
+                               {"type": "object", "properties": {"heading": {"type": "string"}, "text": {"type": "string"}},
+                                "required": ["heading", "text"]}, max_tokens=600, label=f"the section of {readme}")
+    value = asked.first if isinstance(asked.first, dict) else {}
+    if not str(value.get("heading") or "").strip() or not str(value.get("text") or "").strip():
+        raise NotHandled("no section was written")
+    new = with_section(text, str(value["heading"]), str(value["text"]))
+    done = await job.propose({readme: new.encode()}, f"docs: {readme} section {value['heading'].strip()!r}")
+    if not done.applied:
+        return job.answer(f"The change to {readme} was not applied ({done.reason or 'rejected'}).")
+    return job.answer(f"Updated {readme}: section {value['heading'].strip()!r}.")
+
+
+async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
+    index = await job.index()
+    text = index.text(d.path) or ""
+    python = d.path.endswith(".py")
+    what = "docstring" if python else "doc comment"
+    asked = await job.ask.json(DOC_PROMPT.format(request=facts.request.strip()[:1500], path=d.path,
+                                                 fence="python" if python else "js", code=index.source_of(d, 60),
+                                                 what=what, name=d.qualname), _SCHEMA, max_tokens=400,
+                               label=f"the {what} of {d.qualname}")
+    doc = str((asked.first or {}).get("text") or "").strip() if isinstance(asked.first, dict) else ""
+    doc = doc.strip('"').strip("'").strip()
+    if not doc:
+        raise NotHandled(f"no {what} was written")
+    new = with_docstring(text, d, doc) if python else with_jsdoc(text, d, doc)
+    if new is None or static_problems(d.path, text.encode(), new.encode(), job.repo):
+        raise NotHandled(f"the {what} could not be placed")
+    done = await job.propose({d.path: new.encode()}, f"docs: the {what} of {d.qualname} in {d.path}")
+    if not done.applied:
+        return job.answer(f"The {what} was not changed ({done.reason or 'rejected'}).")
+    return job.answer(f"Updated the {what} of {d.qualname} ({d.path}:{d.symbol.line}).")

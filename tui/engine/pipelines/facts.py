@@ -1,0 +1,111 @@
+"""What the structure of a request shows before any model is asked: a pasted traceback and its frames, the
+files, directories, definitions and tests it names, the data files among them, whether it is a question.
+
+Nothing here reads the meaning of words: a traceback is recognised by its frames, a name by being defined in
+the repository, a question by its form.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tui.engine.work.index import DATA_SUFFIXES, Named, RepoIndex, is_test
+
+_PY_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\w<>.]+)', re.M)
+_JS_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w$.<>\[\] ]+?) \()?(?P<path>[^():\s]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?",
+                       re.M)
+_PYTEST_LOC = re.compile(r"^(?P<path>[\w./-]+\.py):(?P<line>\d+): (?P<error>\w*(?:Error|Exception)\b.*)$", re.M)
+_ERROR_LINE = re.compile(r"^(?:E\s+)?(?P<error>[A-Z]\w*(?:Error|Exception|Failure)\b:?.*)$", re.M)
+_QUESTION = re.compile(r"^\s*(?:what|where|which|who|when|why|how|is|are|does|do|did|can|could|should|will|would|has|"
+                       r"have|was|were|tell me|explain|show me|list|find|count)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str  # repo-relative (frames outside the repo are left out)
+    line: int
+    function: str
+
+
+@dataclass
+class Facts:
+    request: str
+    files: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    symbols: list[Named] = field(default_factory=list)  # definitions outside the tests the request names
+    tests: list[Named] = field(default_factory=list)  # test definitions it names
+    frames: list[Frame] = field(default_factory=list)  # a pasted traceback's frames in the repo, outermost first
+    error: str = ""  # the traceback's error line
+    question: bool = False
+
+    @property
+    def traceback(self) -> bool:
+        return bool(self.frames)
+
+    @property
+    def data_files(self) -> list[str]:
+        return [f for f in self.files if f.lower().endswith(DATA_SUFFIXES)]
+
+    @property
+    def test_files(self) -> list[str]:
+        return [f for f in self.files if is_test(f)]
+
+    @property
+    def code_files(self) -> list[str]:
+        return [f for f in self.files if not is_test(f) and not f.lower().endswith(DATA_SUFFIXES) and
+                not f.lower().endswith((".md", ".rst", ".txt"))]
+
+    def summary(self) -> str:
+        """What was found, in a few lines for a model's prompt ('' when nothing)."""
+        lines = []
+        if self.files:
+            lines.append("files it names: " + ", ".join(self.files[:6]))
+        strong = [n for n in self.symbols if n.strong] or self.symbols[:3]
+        if strong:
+            lines.append("code it names: " + ", ".join(
+                f"{n.text} ({n.definitions[0].symbol.kind} in {n.definitions[0].path})" for n in strong[:5]))
+        if self.tests:
+            lines.append("tests it names: " + ", ".join(n.text for n in self.tests[:5]))
+        if self.frames:
+            lines.append(f"a traceback through {', '.join(f'{f.path}:{f.line}' for f in self.frames[-3:])}")
+        return "\n".join(lines)
+
+
+def _repo_path(raw: str, index: RepoIndex) -> str:
+    raw = raw.replace("\\", "/")
+    root = str(index.repo).rstrip("/") + "/"
+    if raw.startswith(root):
+        raw = raw[len(root):]
+    raw = raw.removeprefix("./")
+    if index.exists(raw):
+        return raw
+    tails = [f for f in index.files if raw.endswith("/" + f) or f.endswith("/" + raw)]
+    return min(tails, key=len) if tails else ""
+
+
+def frames_of(text: str, index: RepoIndex) -> tuple[list[Frame], str]:
+    """A pasted traceback's frames that lie in the repository (Python, node, pytest's short form)."""
+    frames: list[Frame] = []
+    for pattern in (_PY_FRAME, _JS_FRAME, _PYTEST_LOC):
+        for m in pattern.finditer(text):
+            path = _repo_path(m.group("path"), index)
+            if path:
+                func = m.groupdict().get("func") or ""
+                frames.append(Frame(path, int(m.group("line")), (func or "").strip()))
+        if frames:
+            break
+    errors = _ERROR_LINE.findall(text)
+    return frames, (errors[-1].strip() if errors else "")
+
+
+def gather(request: str, index: RepoIndex) -> Facts:
+    facts = Facts(request)
+    facts.files = index.named_files(request)
+    facts.dirs = index.named_dirs(request)
+    facts.symbols = index.named_symbols(request, tests=False)
+    facts.tests = [n for n in index.named_symbols(request, tests=True) if n.strong or n.text.startswith("test")]
+    facts.frames, facts.error = frames_of(request, index)
+    first = request.strip().split("\n", 1)[0]
+    facts.question = first.rstrip().endswith("?") or bool(_QUESTION.match(first))
+    return facts

@@ -1,0 +1,243 @@
+"""Questions about the code: answered by running it (``ask_run``) or from the code that matters (``ask_read``).
+
+``ask_run``: the model writes a few lines that print the answer (several candidates); each runs in the
+sandboxed throwaway copy; the output most candidates agree on is the answer's evidence, and the sentence the
+model writes about it must agree with it (its numbers and quoted values appear in the output), else the output
+itself is the answer. ``ask_read``: the definitions the question names (or that a search finds) go to the model
+with the question; the answer names where it looked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from tui.engine.pipelines import evidence
+from tui.engine.pipelines.facts import Facts
+from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.work import trial
+from tui.engine.work.index import RepoIndex
+from tui.protocol.events import TurnDone
+
+PRELUDE = '''import os as _os, re as _re, ast as _ast, glob as _glob, json
+def files(pattern="**/*"):
+    return sorted(p for p in _glob.glob(pattern, recursive=True) if _os.path.isfile(p) and "/node_modules/" not in "/" + p)
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+def defs(path):
+    """[{kind, name, line, parent}] for the functions, classes and methods of a Python or JavaScript file."""
+    text = read(path)
+    out = []
+    if path.endswith(".py"):
+        def visit(body, parent):
+            for node in body:
+                if isinstance(node, (_ast.FunctionDef, _ast.AsyncFunctionDef)):
+                    out.append({"kind": "method" if parent else "function", "name": node.name, "line": node.lineno, "parent": parent})
+                elif isinstance(node, _ast.ClassDef):
+                    out.append({"kind": "class", "name": node.name, "line": node.lineno, "parent": parent})
+                    visit(node.body, node.name)
+        visit(_ast.parse(text).body, "")
+    else:
+        for m in _re.finditer(r"^\\s*(?:export\\s+)?(?:default\\s+)?(?:async\\s+)?(function\\*?|class)\\s+([\\w$]+)", text, _re.M):
+            out.append({"kind": "class" if m.group(1) == "class" else "function", "name": m.group(2), "line": text.count("\\n", 0, m.start()) + 1, "parent": ""})
+    return out
+'''
+HELPERS = ("Already defined for you: files(pattern) -> sorted file paths (glob, e.g. 'src/**/*.py'); read(path) -> "
+           "text; defs(path) -> list of dicts {kind, name, line, parent} for a .py or .js file's functions, classes "
+           "and methods.")
+
+RUN_PROMPT = """Question from a developer about their repository:
+<question>
+{question}
+</question>
+
+{code}
+Write short {language} code that PRINTS the answer to the question by running the project's code (or by reading its
+files for a count). It runs in the repository's root directory. {imports}
+{helpers}
+Print only what answers the question; print values with repr() so their exact form shows.
+Reply as JSON: {{"code": "<the code>"}}"""
+
+SAY_PROMPT = """Question: {question}
+
+This code was run:
+```
+{code}
+```
+It printed:
+```
+{output}
+```
+Answer the question in one or two sentences, using exactly the values it printed.
+Reply as JSON: {{"answer": "..."}}"""
+
+HOW_PROMPT = """A developer asks about their code:
+<question>
+{question}
+</question>
+{found}
+How is this answered best?
+- "run": by running a few lines of code: calling the project's functions with the inputs the question gives,
+  or counting things in its files (how many functions, tests, entries, lines ...).
+- "read": by reading the code and explaining it: where something is defined or handled, how or why it works.
+Reply as JSON: {{"how": "run" or "read"}}"""
+
+READ_PROMPT = """Question from a developer about their repository:
+<question>
+{question}
+</question>
+
+The code that matters:
+{code}
+
+Answer the question from this code in at most four sentences. Name the file and line you are answering from.
+If the code shown does not answer it, say what you would need to look at.
+Reply as JSON: {{"answer": "..."}}"""
+
+
+def _imports(index: RepoIndex, ev: evidence.Evidence) -> tuple[str, str]:
+    """(language, the import lines that make the named code usable) for the first named definitions."""
+    lines: list[str] = []
+    language = "python"
+    for d in ev.definitions:
+        if d.path.endswith((".js", ".cjs", ".mjs")):
+            language = "javascript"
+            lines.append(f"const mod = require('./{d.path}');  // {d.symbol.qualname} is mod.{d.symbol.qualname.split('.')[0]} when exported")
+            continue
+        if not d.path.endswith(".py"):
+            continue
+        top = d.symbol.qualname.split(".")[0]
+        line = f"from {index.module_of(d.path)} import {top}"
+        if line not in lines:
+            lines.append(line)
+    if not lines:
+        return language, ""
+    lang_word = "Import" if language == "python" else "Load"
+    return language, f"{lang_word} the code like this:\n" + "\n".join(lines)
+
+
+def _norm(output: str) -> str:
+    return "\n".join(line.rstrip() for line in output.strip().splitlines())
+
+
+def raised_in_repo(output: str) -> bool:
+    """The run ended in an exception raised by the repository's code (a fact about the code), not by the snippet."""
+    frames = re.findall(r'File "([^"]+)", line \d+', output)
+    return bool(frames) and frames[-1] not in ("<string>", "<stdin>")
+
+
+def agrees(answer: str, output: str) -> bool:
+    """Every number and quoted value in the answer appears in the output (what ran is what is said)."""
+    said = set(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", answer))
+    quoted = set(re.findall(r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"", answer))
+    flat = {q for pair in quoted for q in pair if q}
+    return all(n in output for n in said) and all(q in output for q in flat)
+
+
+def _code_of(value: Any) -> str:
+    code = value.get("code") if isinstance(value, dict) else None
+    return code.strip() if isinstance(code, str) else ""
+
+
+async def run(job: Job, facts: Facts) -> TurnDone:
+    """Run or read, as one narrow choice decides; a run that finds nothing to run falls back to reading."""
+    found = facts.summary()
+    asked = await job.ask.json(HOW_PROMPT.format(question=facts.request.strip()[:1500],
+                                                 found=f"It names: {found}\n" if found else ""),
+                               {"type": "object", "properties": {"how": {"type": "string", "enum": ["run", "read"]}},
+                                "required": ["how"]}, max_tokens=12, label="how to answer it")
+    how = (asked.first or {}).get("how") if isinstance(asked.first, dict) else "read"
+    job.note(f"question answered by: {how}")
+    if how == "run":
+        try:
+            return await ask_run(job, facts)
+        except NotHandled as err:
+            job.note(f"running found no answer ({err.why}); reading the code instead")
+    return await ask_read(job, facts)
+
+
+async def ask_run(job: Job, facts: Facts) -> TurnDone:
+    index = await job.index()
+    ev = evidence.gather_code(index, facts)
+    if not ev.parts and not facts.files and not facts.dirs:
+        ev, _ = await evidence.searched(job.ask, index, facts.request)
+    language, imports = _imports(index, ev)
+    scratch = await job.scratch()
+    if scratch is None:
+        raise NotHandled("running code for the answer was not allowed", hint=ev.text())
+    code_block = f"The code that matters:\n{ev.text()}\n" if ev.parts else ""
+    if facts.dirs or facts.files:
+        code_block += "Paths it names: " + ", ".join(facts.dirs + facts.files) + "\n"
+    prompt = RUN_PROMPT.format(question=facts.request.strip()[:1500], code=code_block, language=language,
+                               imports=imports, helpers=HELPERS if language == "python" else "")
+    schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
+    asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
+    codes = list(dict.fromkeys(c for c in map(_code_of, asked.values) if c))
+    runs = await _run_all(job, scratch, codes, language)
+    good = [(c, r) for c, r in runs if r.ok or raised_in_repo(r.output)]
+    if not good and runs:
+        code, ran = runs[0]
+        repair = (prompt + f"\n\nThis code failed:\n```\n{code}\n```\nwith:\n```\n{ran.output.strip()[-800:]}\n```\n"
+                  "Write it again so that it runs.")
+        again = await job.ask.json(repair, schema, max_tokens=400, label="the code again, fixed")
+        codes = [c for c in map(_code_of, again.values) if c and c not in codes]
+        runs2 = await _run_all(job, scratch, codes, language)
+        good = [(c, r) for c, r in runs2 if r.ok or raised_in_repo(r.output)]
+    if not good:
+        raise NotHandled("no code that answers it ran", hint=ev.text())
+    votes = Counter(_norm(r.output) for _, r in good)
+    best_output, count = votes.most_common(1)[0]
+    code = next(c for c, r in good if _norm(r.output) == best_output)
+    job.tried.append(f"{len(codes)} snippet(s) run, {count} of {len(good)} that ran agree")
+    shown_output = best_output[-1500:] or "(nothing)"
+    said = await job.ask.json(SAY_PROMPT.format(question=facts.request.strip()[:800], code=code[:1500],
+                                                output=shown_output),
+                              {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+                              max_tokens=160, label="the answer")
+    sentence = str((said.first or {}).get("answer") or "").strip() if isinstance(said.first, dict) else ""
+    if not sentence or not agrees(sentence, best_output):
+        if sentence:
+            job.note(f"the model's sentence disagreed with the output and was not used: {sentence}")
+        sentence = "It prints:"
+    fence = "python" if language == "python" else "js"
+    return job.answer(f"{sentence}\n\n```{fence}\n{code}\n```\n```\n{shown_output}\n```")
+
+
+async def _run_all(job: Job, scratch: Any, codes: list[str], language: str) -> list[tuple[str, trial.Ran]]:
+    out = []
+    for i, code in enumerate(codes, 1):
+        body = PRELUDE + code if language == "python" else code
+        ran = await job.step("run_python" if language == "python" else "run_node", {"code": code},
+                             lambda body=body: trial.run_code(job, scratch, body, language=language),
+                             lambda r: f"exit {r.exit_code}: {_norm(r.output)[:80]}" if r.exit_code is not None
+                             else f"not run: {r.killed}")
+        out.append((code, ran))
+    return out
+
+
+async def ask_read(job: Job, facts: Facts) -> TurnDone:
+    index = await job.index()
+    ev = evidence.gather_code(index, facts)
+    if not ev.parts:
+        found, terms = await evidence.searched(job.ask, index, facts.request, budget=evidence.BUDGET - ev.used)
+        for part, d in zip(found.parts, found.definitions):
+            ev.add(part)
+            ev.definitions.append(d)
+        if terms:
+            job.note("searched for " + ", ".join(json.dumps(t) for t in terms))
+    if not ev.parts:
+        raise NotHandled("nothing in the repository matched the question")
+    asked = await job.ask.json(READ_PROMPT.format(question=facts.request.strip()[:1500], code=ev.text()),
+                               {"type": "object", "properties": {"answer": {"type": "string"}},
+                                "required": ["answer"]}, max_tokens=300, label="the answer")
+    value = asked.first
+    text = str(value.get("answer") or "").strip() if isinstance(value, dict) else ""
+    if not text:
+        raise NotHandled("the model gave no answer", hint=ev.text())
+    where = ", ".join(d.where() for d in ev.definitions[:4])
+    if where and not any(d.path in text for d in ev.definitions):
+        text += f"\n\n(From {where}.)"
+    return job.answer(text)

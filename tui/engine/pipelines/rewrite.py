@@ -1,0 +1,296 @@
+"""One definition rewritten by the model, tried, and the best version proposed: the step fix, change and add
+share. The model is shown the definition and what the change must achieve; it answers with the whole new
+definition (JSON, several candidates); the program splices each into its file, tries it in the throwaway copy
+and proposes the best, saying what was tried. A rejection's reason goes into one more round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.work import trial
+from tui.engine.work.index import Definition
+from tui.engine.work.trial import Candidate, Verdict
+from tui.protocol.errors import ToolError
+
+CODE_SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
+
+
+@dataclass
+class Goal:
+    """What a rewrite must achieve and how it is checked."""
+
+    prompt: str  # the narrow question (the definition's code is in it)
+    label: str  # for the wait line ("a fix for ordinal")
+    target: str | None = None  # a test selection that must pass
+    check: str | None = None  # a snippet that must run cleanly (asserts)
+    language: str = "python"
+    baseline: Any = None  # the suite before (failures it already had do not count against a candidate)
+    max_tokens: int = 900
+    notes: list[str] = field(default_factory=list)
+    mode: str = "whole"  # whole: the model writes the whole definition; edits: a few {"old", "new"} edits of it
+    original: str = ""  # the definition as it is (what edits apply to)
+    doc: str = ""  # its docstring, left out of the prompt and put back into a whole rewrite that has none
+
+
+def code_of(value: Any) -> str:
+    code = value.get("code") if isinstance(value, dict) else None
+    return code if isinstance(code, str) and code.strip() else ""
+
+
+def spliced(job: Job, rel: str, text: str, symbol: str, code: str) -> str | None:
+    """The file with ``symbol`` replaced by (or extended with) ``code``; None when it cannot go in cleanly."""
+    from tui.tools.edit_symbol import splice
+
+    try:
+        return splice(rel, text, symbol, code).text
+    except (ToolError, SyntaxError, ValueError, RecursionError) as err:
+        job.note(f"a candidate for {symbol} could not be placed: {getattr(err, 'message', err)}")
+        return None
+
+
+def shown(code: str, language: str = "python") -> tuple[str, str, str]:
+    """(the code to show, the mode, its docstring left out) for a definition the model is to change."""
+    if code.count("\n") + 1 > LONG:
+        return code, "edits", ""
+    if language == "python":
+        short, doc = elide_docstring(code)
+        return short, "whole", doc
+    return code, "whole", ""
+
+
+def reply_for(goal: Goal, kind: str) -> str:
+    if goal.mode == "edits":
+        return EDITS_REPLY
+    return f'Reply as JSON: {{"code": "<the whole new {kind}, from its first line to its last>"}}'
+
+
+async def candidates(job: Job, goal: Goal, place: Callable[[str], dict[str, bytes | None] | None],
+                     n: int) -> list[Candidate]:
+    schema = EDITS_SCHEMA if goal.mode == "edits" else CODE_SCHEMA
+    asked = await job.ask.json(goal.prompt, schema, n=n, max_tokens=goal.max_tokens if goal.mode == "whole" else 400,
+                               label=goal.label)
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for value in asked.values:
+        if goal.mode == "edits":
+            code = apply_edits(goal.original, value.get("edits") or []) if isinstance(value, dict) else None
+            if code is None:
+                job.note(f"an edit for {goal.label} did not match the code: {str(value)[:300]}")
+                continue
+        else:
+            code = restore_docstring(code_of(value), goal.doc)
+        if not code or code in seen:
+            continue
+        seen.add(code)
+        changes = await asyncio.to_thread(place, code)
+        if changes:
+            out.append(Candidate(changes, f"candidate {len(out) + 1}"))
+    return out
+
+
+async def attempt(job: Job, goal: Goal, place: Callable[[str], dict[str, bytes | None] | None],
+                  before: dict[str, bytes | None], seeds: list[Candidate] | None = None
+                  ) -> tuple[list[Verdict], Verdict | None]:
+    """Candidates, tried; (all verdicts, the best one that passes every check, or None). ``seeds``: candidates the
+    program made itself, tried first; when one passes, the model is not asked."""
+    found = list(seeds or [])
+    if seeds:
+        verdicts, best = await _try(job, goal, found, before)
+        if best is not None:
+            return verdicts, best
+    else:
+        verdicts = []
+    found = await candidates(job, goal, place, job.samples)
+    more, best = await _try(job, goal, found, before)
+    return trial.rank(verdicts + more, before, goal.baseline), best
+
+
+async def _try(job: Job, goal: Goal, found: list[Candidate], before: dict[str, bytes | None]
+               ) -> tuple[list[Verdict], Verdict | None]:
+    if not found:
+        return [], None
+    scratch = await job.scratch()
+    verdicts: list[Verdict] = []
+    for cand in found:
+        if scratch is None:
+            v = Verdict(cand)
+            for rel, new in cand.changes.items():
+                v.problems += await asyncio.to_thread(trial.static_problems, rel, before.get(rel), new, job.repo)
+            verdicts.append(v)
+            continue
+        v = await job.step("try", {"candidate": cand.label}, lambda cand=cand: trial.judge(
+            job, scratch, cand, before=before, target=goal.target, check=goal.check, language=goal.language,
+            suite=True), lambda v: v.line())
+        verdicts.append(v)
+        if trial.passed(v, goal.baseline) and (v.suite is None or v.suite.ok):
+            break  # a candidate that passes everything: the rest would only cost time
+    ranked = trial.rank(verdicts, before, goal.baseline)
+    best = next((v for v in ranked if trial.passed(v, goal.baseline)), None)
+    if scratch is None and ranked and ranked[0].static_ok:
+        best = ranked[0]  # nothing could run: the best parsed candidate, said plainly in the proposal
+        goal.notes.append("not tried: running checks was not allowed here")
+    return ranked, best
+
+
+def tried_text(verdicts: list[Verdict]) -> str:
+    return "; ".join(v.line() for v in verdicts) or "no candidate"
+
+
+Repair = Callable[[list[Verdict]], Awaitable["Verdict | None"]]
+
+
+async def propose_best(job: Job, goal: Goal, place: Callable[[str], dict[str, bytes | None] | None],
+                       before: dict[str, bytes | None], summary: str, *, rounds: int = 2,
+                       seeds: list[Candidate] | None = None, repair: Repair | None = None) -> tuple[bool, str]:
+    """Rounds of candidates until one passes, then its proposal; a rejection's reason feeds one more round.
+    ``repair``: given the verdicts when none passed, a combined candidate that does (tests updated). (applied?,
+    what happened in words)."""
+    history: list[str] = []
+    for round_no in range(rounds):
+        verdicts, best = await attempt(job, goal, place, before, seeds if round_no == 0 else None)
+        if best is None and repair is not None and verdicts:
+            best = await repair(verdicts)
+            if best is not None:
+                verdicts = [best] + verdicts
+        history.append(tried_text(verdicts))
+        if best is None:
+            if verdicts and verdicts[0].static_ok and verdicts[0].target is not None:
+                goal.prompt += _feedback(verdicts[0])
+            continue
+        note = f"tried {len(verdicts)} candidate(s): {tried_text(verdicts)}"
+        try:
+            outcome = await job.propose(best.candidate.changes, f"{summary} ({best.line()})",
+                                        warnings=goal.notes + [note])
+        except NotHandled as err:
+            history.append(err.why)
+            continue
+        if outcome.applied:
+            return True, note
+        reason = outcome.reason or "no reason given"
+        goal.prompt += (f"\n\nThe developer rejected this version:\n```\n{_first_code(best)}\n```\nTheir reason: "
+                        f"{reason}\nWrite a different version that takes the reason into account.")
+        history.append(f"rejected: {reason}")
+    raise NotHandled("no candidate passed the checks: " + " | ".join(history))
+
+
+def _first_code(v: Verdict) -> str:
+    return next(iter(v.candidate.notes), "") or "(the proposed change)"
+
+
+def _feedback(v: Verdict) -> str:
+    run = v.target
+    text = getattr(run, "output", "") or ""
+    if hasattr(run, "failures") and run.failures:
+        f = run.failures[0]
+        text = f"{f.test_id}: {f.message}"
+    return (f"\n\nA version like that was tried and the check still failed:\n{text.strip()[-700:]}\n"
+            "Write a version that makes it pass.")
+
+
+def definition_text(job: Job, d: Definition) -> str:
+    return "\n".join((job._index.text(d.path) or "").splitlines()[d.symbol.start - 1:d.symbol.end]) \
+        if job._index is not None else ""
+
+
+# -- small edits inside a long definition ---------------------------------------------------------------------
+EDITS_SCHEMA = {"type": "object", "properties": {"edits": {
+    "type": "array", "minItems": 1, "maxItems": 3,
+    "items": {"type": "object", "properties": {"old": {"type": "string"}, "new": {"type": "string"}},
+              "required": ["old", "new"]}}}, "required": ["edits"]}
+EDITS_REPLY = ('Reply as JSON: {"edits": [{"old": "<the exact lines to change, copied from the code>", '
+               '"new": "<what they become>"}]} (one to three edits, each a few lines)')
+LONG = 30  # lines: a longer definition is changed by edits of a few lines, not rewritten whole
+
+
+def _match(lines: list[str], old: list[str]) -> int:
+    """Where ``old`` (lines) occurs in ``lines``, compared without leading/trailing spaces; -1 unless exactly once."""
+    want = [ln.strip() for ln in old if ln.strip()]
+    if not want:
+        return -1
+    body = [ln.strip() for ln in lines]
+    hits = [i for i in range(len(body)) if body[i] == want[0] and
+            [b for b in body[i:i + len(want) * 2] if b][:len(want)] == want]
+    return hits[0] if len(hits) == 1 else -1
+
+
+def apply_edits(code: str, edits: list[Any]) -> str | None:
+    """``code`` (a definition) with each {"old", "new"} edit made; the new lines take the indentation of the lines
+    they replace. None when an ``old`` is not found exactly once."""
+    import textwrap
+
+    lines = code.split("\n")
+    for edit in edits:
+        if not isinstance(edit, dict):
+            return None
+        old, new = str(edit.get("old") or ""), str(edit.get("new") or "")
+        old_lines = [ln for ln in old.split("\n")]
+        at = _match(lines, old_lines)
+        if at < 0:
+            return None
+        span = 0
+        seen = 0
+        want = sum(1 for ln in old_lines if ln.strip())
+        while seen < want and at + span < len(lines):
+            seen += bool(lines[at + span].strip())
+            span += 1
+        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+        block = textwrap.dedent(new.strip("\n")).split("\n") if new.strip() else []
+        lines[at:at + span] = [(indent + ln) if ln.strip() else "" for ln in block]
+    return "\n".join(lines)
+
+
+def elide_docstring(code: str) -> tuple[str, str]:
+    """(the definition with a long docstring left out, the docstring's lines) for a shorter prompt; a short one
+    stays in the code shown, and its lines are still returned (a rewrite that drops it gets it back)."""
+    import ast
+
+    try:
+        import textwrap
+
+        node = ast.parse(textwrap.dedent(code)).body[0]
+    except (SyntaxError, ValueError, IndexError, RecursionError):
+        return code, ""
+    body = getattr(node, "body", None)
+    if not body or not (isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+                        and isinstance(body[0].value.value, str)):
+        return code, ""
+    first, last = body[0].lineno, body[0].end_lineno or body[0].lineno
+    lines = code.split("\n")
+    doc = "\n".join(lines[first - 1:last])
+    if last - first < 3:
+        return code, doc
+    return "\n".join(lines[:first - 1] + lines[last:]), doc
+
+
+def restore_docstring(code: str, doc: str) -> str:
+    """Put ``doc`` back as the first statement of ``code`` when the model's version has none."""
+    if not doc or '"""' in code or "'''" in code:
+        return code
+    lines = code.split("\n")
+    head = next((i for i, ln in enumerate(lines) if ln.rstrip().endswith(":") and
+                 ln.lstrip().startswith(("def ", "async def ", "class "))), None)
+    if head is None:
+        return code
+    body_indent = next((ln[:len(ln) - len(ln.lstrip())] for ln in lines[head + 1:] if ln.strip()), "    ")
+    doc_lines = doc.split("\n")
+    doc_indent = doc_lines[0][:len(doc_lines[0]) - len(doc_lines[0].lstrip())]
+    fixed = [body_indent + ln[len(doc_indent):] if ln.startswith(doc_indent) else ln for ln in doc_lines]
+    return "\n".join(lines[:head + 1] + fixed + lines[head + 1:])
+
+
+def definition_place(job: Job, goal: Goal, rel: str, text: str, qualname: str, start: int, end: int
+                     ) -> Callable[[str], dict[str, bytes | None] | None]:
+    """Where a new version of one definition goes: its own lines (edits keep the indentation) or, for a whole
+    rewrite, through the splicer (which re-indents and keeps decorators)."""
+    def place(code: str) -> dict[str, bytes | None] | None:
+        if goal.mode == "edits":
+            lines = text.split("\n")
+            new = "\n".join(lines[:start - 1] + code.split("\n") + lines[end:])
+        else:
+            new = spliced(job, rel, text, qualname, code)
+        return {rel: new.encode()} if new is not None and new != text else None
+    return place

@@ -1,0 +1,210 @@
+"""Candidates checked before anyone sees them: static checks on the host (parsing, pyflakes; nothing runs),
+then code and tests in the sandboxed throwaway copy (scratch.py).
+
+A check never trusts a candidate's claim: it runs what the candidate would leave behind. The verdicts are
+ranked by what they prove (parses < imports < the targeted test passes < the suite is no worse), smallest
+change first among equals.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.engine.work.scratch import Scratch
+
+CODE_TIMEOUT = 30.0
+SUITE_TIMEOUT = 240.0
+
+
+@dataclass
+class Candidate:
+    changes: dict[str, bytes | None]  # path -> new bytes (None: deleted)
+    label: str = ""  # shown in what was tried ("candidate 2")
+    notes: list[str] = field(default_factory=list)
+
+    def key(self) -> str:
+        h = hashlib.sha256()
+        for rel in sorted(self.changes):
+            h.update(rel.encode() + b"\0" + (self.changes[rel] or b"<deleted>") + b"\0")
+        return h.hexdigest()[:16]
+
+    def size(self, before: dict[str, bytes | None]) -> int:
+        import difflib
+
+        total = 0
+        for rel, new in self.changes.items():
+            old = (before.get(rel) or b"").decode("utf-8", "replace").splitlines()
+            total += sum(1 for ln in difflib.unified_diff(old, (new or b"").decode("utf-8", "replace").splitlines(),
+                                                          lineterm="", n=0) if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
+        return total
+
+
+@dataclass
+class Ran:
+    """A snippet run in the copy: exit code (None: killed), output, and whether it ran at all."""
+
+    exit_code: int | None
+    output: str
+    killed: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.killed
+
+
+@dataclass
+class Verdict:
+    candidate: Candidate
+    problems: list[str] = field(default_factory=list)  # parse errors, new pyflakes problems: the candidate is out
+    target: Any = None  # TestRun of the targeted tests (or a Ran of the check snippet)
+    suite: Any = None  # TestRun of the whole suite
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def static_ok(self) -> bool:
+        return not self.problems
+
+    def line(self) -> str:
+        if self.problems:
+            return f"{self.candidate.label}: {self.problems[0]}"
+        bits = []
+        for name, run in (("target", self.target), ("suite", self.suite)):
+            if run is None:
+                continue
+            bits.append(f"{name} {'passed' if _ok(run) else 'failed'}" + (f" ({run.counts()})" if hasattr(run, "counts") else ""))
+        return f"{self.candidate.label}: " + ("; ".join(bits) or "parses")
+
+
+def _ok(run: Any) -> bool:
+    return bool(run is not None and run.ok)
+
+
+def static_problems(rel: str, before: bytes | None, after: bytes | None, repo: Any) -> list[str]:
+    """Problems visible without running anything: a Python file that stops parsing or gains undefined names,
+    a JS file that stops parsing (node --check in its own sandbox), a JSON file that stops loading."""
+    if after is None:
+        return []
+    text = after.decode("utf-8", "replace")
+    if rel.endswith((".py", ".pyi")):
+        try:
+            ast.parse(text)
+        except SyntaxError as err:
+            return [f"{rel} line {err.lineno}: {err.msg}"]
+        except (ValueError, RecursionError) as err:
+            return [f"{rel}: {err}"]
+        from tui.tools.support.pycheck import new_problems
+
+        return [p for p in new_problems(before, after, rel, repo) if "undefined name" in p or "syntax" in p.lower()]
+    if rel.endswith((".js", ".cjs", ".mjs")):
+        from tui.tools.support.jscheck import breaks_js
+
+        broken = breaks_js(repo, rel, before.decode("utf-8", "replace") if before is not None else None, text)
+        return [f"{rel}: {broken}"] if broken else []
+    if rel.endswith(".json"):
+        import json
+
+        try:
+            json.loads(text)
+        except (ValueError, RecursionError) as err:
+            return [f"{rel}: not valid JSON ({err})"]
+    return []
+
+
+async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "python",
+                   timeout: float = CODE_TIMEOUT) -> Ran:
+    """Run a snippet in the copy, sandboxed (the project's interpreter for Python, node for JS)."""
+    box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
+    if box is None:
+        return Ran(None, "no sandbox to run it in", "sandbox")
+    if language == "python":
+        from tui.projenv import find_python
+
+        interp = await asyncio.to_thread(find_python, job.repo, job.config)
+        if not interp.found:
+            return Ran(None, f"no Python interpreter for this project: {interp.why}", "python")
+        argv = [interp.python, "-B", "-c", code]
+    else:
+        from tui.safety import hostpath
+
+        node = hostpath.which("node")
+        if not node:
+            return Ran(None, "node is not installed", "node")
+        argv = [node, "-e", code]
+    result = await box.run(argv, timeout=timeout, idle_timeout=timeout)
+    return Ran(result.exit_code, result.output, result.killed)
+
+
+async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: float = SUITE_TIMEOUT) -> Any:
+    """The project's own tests (all, or ``selection``) in the copy; a TestRun (tui.testing)."""
+    from tui.testing import run_tests as run
+
+    box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
+    if box is None:
+        return None
+    limits = job.config.limits
+    saved = limits.command_timeout
+    limits.command_timeout = max(saved, timeout)
+    try:
+        return await run(job.repo, job.config, selection, runner=box)
+    finally:
+        limits.command_timeout = saved
+
+
+async def judge(job: Any, scratch: Scratch, candidate: Candidate, *, before: dict[str, bytes | None],
+                target: str | None = None, check: str | None = None, language: str = "python",
+                suite: bool = True) -> Verdict:
+    """One candidate through the checks: static on the host, then (in the copy) the ``check`` snippet or the
+    ``target`` test selection, then the suite. Stops at the first failing stage (later ones would say nothing)."""
+    verdict = Verdict(candidate)
+    for rel, new in candidate.changes.items():
+        verdict.problems += await asyncio.to_thread(static_problems, rel, before.get(rel), new, job.repo)
+    if verdict.problems:
+        return verdict
+    scratch.write(candidate.changes)
+    try:
+        if check:
+            verdict.target = await run_code(job, scratch, check, language=language)
+            if not verdict.target.ok:
+                return verdict
+        elif target is not None:
+            verdict.target = await run_tests(job, scratch, target)
+            if not _ok(verdict.target):
+                return verdict
+        if suite:
+            verdict.suite = await run_tests(job, scratch, "")
+    finally:
+        scratch.reset()
+    return verdict
+
+
+def rank(verdicts: list[Verdict], before: dict[str, bytes | None], baseline: Any = None) -> list[Verdict]:
+    """Best first: passes static checks, then the target, then the suite (or fails no more tests than the
+    ``baseline`` run did), then the smallest change."""
+    def failing(run: Any) -> int:
+        return (run.failed + run.errored) if run is not None and getattr(run, "ran", False) else 10**6
+
+    base = failing(baseline) if baseline is not None else 0
+
+    def score(v: Verdict) -> tuple[int, int, int, int]:
+        if not v.static_ok:
+            return (0, 0, 0, -v.candidate.size(before))
+        target = 1 if v.target is None or _ok(v.target) else 0
+        suite = 0 if v.suite is None else (2 if _ok(v.suite) else 1 if failing(v.suite) <= base else 0)
+        return (1, target, suite, -v.candidate.size(before))
+
+    return sorted(verdicts, key=score, reverse=True)
+
+
+def passed(verdict: Verdict, baseline: Any = None) -> bool:
+    """Whether a verdict proves its candidate: static checks, the target, and a suite no worse than before."""
+    if not verdict.static_ok or (verdict.target is not None and not _ok(verdict.target)):
+        return False
+    if verdict.suite is None or _ok(verdict.suite):
+        return True
+    if baseline is None or not getattr(verdict.suite, "ran", False):
+        return False
+    return verdict.suite.failed + verdict.suite.errored <= baseline.failed + baseline.errored
