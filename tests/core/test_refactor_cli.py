@@ -73,10 +73,12 @@ def test_what_cannot_be_done_exactly_exits_2_with_the_reason(lib: Path, tmp_path
     out = devagent(two, "rename", "f", "g", "--yes", "--in", "b", "--no-tests")
     assert out.returncode == 0 and "def g()" in (two / "b/u.py").read_text()
     assert "def f()" in (two / "a/u.py").read_text()
+    (lib / "data.json").write_text('{"a": 1,}\n')
+    out = devagent(lib, "repair", "data.json", "--yes")
     if importlib.util.find_spec("tui.refactor.repair") is None:
-        (lib / "data.json").write_text('{"a": 1,}\n')
-        out = devagent(lib, "repair", "data.json", "--yes")
         assert out.returncode == 2 and "not available yet" in out.stderr
+    else:  # the data-file engine, through the same command and proposal
+        assert out.returncode == 0 and (lib / "data.json").read_text() == '{"a": 1}\n', out.stdout + out.stderr
 
 
 def test_extract_from_the_command_line(lib: Path) -> None:
