@@ -17,11 +17,13 @@ HELP = "rename / move / change a signature / extract / repair, exactly, with a r
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("Exit codes: 0 applied, 1 declined or not applied, 2 cannot be done exactly (the message says why "
+                     "and where), 3 not a git repository, 130 stopped. Details: docs/refactoring.md")
     sub = parser.add_subparsers(dest="operation", required=True, metavar="OPERATION")
     rename = sub.add_parser("rename", help="rename a function, class, method, variable or module everywhere")
     rename.add_argument("old", help="func, Class, Class.method, CONSTANT, pkg.module or pkg/mod.py")
     rename.add_argument("new", help="the new name")
-    move = sub.add_parser("move", help="move a function or class to another module; importers updated")
+    move = sub.add_parser("move", help="move a function, class or variable to another module; importers updated")
     move.add_argument("name")
     move.add_argument("--to", required=True, metavar="MODULE", help="pkg/helpers.py or pkg.helpers (new or existing)")
     sig = sub.add_parser("signature", help="add a parameter with a default, or change a default")
