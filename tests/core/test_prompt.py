@@ -31,6 +31,8 @@ def test_prompt_and_tools_fit_the_budget() -> None:
     text = system_prompt(Path("/x/demo"), tools)
     schemas = json.dumps([t.schema() for t in tools.values()])
     assert len(text) // CHARS_PER_TOKEN < 1000, len(text) // CHARS_PER_TOKEN
-    assert (len(text) + len(schemas)) // CHARS_PER_TOKEN < 2200
+    # 2,200 before the refactor tool (issue 28: ~170 tokens), which replaces retyping a rename, a move or a
+    # signature change with an exact, tested one.
+    assert (len(text) + len(schemas)) // CHARS_PER_TOKEN < 2300
     for name in REQUIRED:
         assert f"- {name}(" in text

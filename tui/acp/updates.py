@@ -37,7 +37,8 @@ WAIT_EVERY = 10.0  # seconds between two thoughts about one wait that does not m
 OUTPUT_TAIL = 8000  # characters of command output shown in the tool call (the tail: where errors are)
 KINDS = {"read_file": "read", "outline": "read", "list_files": "search", "search": "search", "git_status": "read",
          "git_diff": "read", "git_log": "read", "edit_file": "edit", "write_file": "edit", "edit_symbol": "edit",
-         "scaffold": "edit", "run_command": "execute", "run_python": "execute", "run_tests": "execute"}
+         "scaffold": "edit", "refactor": "edit", "run_command": "execute", "run_python": "execute",
+         "run_tests": "execute"}
 Send = Callable[[Any], Awaitable[None]]
 
 

@@ -403,5 +403,8 @@ class DevagentApp(App[int]):
     def action_prefill_scaffold(self) -> None:
         _flows().prefill_scaffold(self.main)
 
+    def action_prefill_refactor(self) -> None:
+        _flows().prefill_refactor(self.main)
+
     def action_download_model(self) -> None:
         self.download_offer.offer()

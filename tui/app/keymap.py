@@ -157,6 +157,11 @@ ACTIONS: tuple[Action, ...] = (
       "propose new files the repo's way (`--dir D`: where; a proposal in the queue and the diff view); after "
       "approval a notification offers `T` to run the new test; `/test [SELECTION]` is like `t`, for a file, "
       "test id or `-k` expression", "app", "prefill_scaffold", palette="Scaffold…"),
+    A("prompt", "/refactor OP ...", "rename / move / signature / extract / repair, exactly (an engine, tested)",
+      "an exact change by a refactoring engine, checked on a copy (parse, pyflakes, the tests before and after): "
+      "`rename OLD NEW [--in PATH]`, `move NAME --to MODULE`, `signature NAME --add P=V` or `--default P=V`, "
+      "`extract PATH START END NAME`, `repair FILE`; a proposal in the queue and the diff view, then the optional "
+      "prose-and-strings part as a second one", "app", "prefill_refactor", palette="Refactor…"),
     A("", "", "get the local model for the embedded backend, then load it", "", "app", "download_model",
       palette="Download the default model"),
     # Bindings the help lists under another key's row.

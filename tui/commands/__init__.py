@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "hook": "hook",
     "test": "test",
     "scaffold": "scaffold",
+    "refactor": "refactor",
     "models": "models",
     "acp": "acp",
     "serve": "serve",

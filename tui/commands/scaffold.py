@@ -50,22 +50,16 @@ async def _run_new_test(repo: Path, config: Config, selection: str) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
+    from tui.commands.common import print_event
     from tui.git.repo import find_repo
     from tui.protocol.proposals import Decision
     from tui.config import load_config
-    from tui.protocol.events import Checkpointed, Event, Notice
     from tui.tools.base import ToolContext
     from tui.tools.scaffold import SPEC
 
-    def emit(event: Event) -> None:
-        if isinstance(event, Notice):
-            print(f"devagent: {event.message}", file=sys.stderr)
-        elif isinstance(event, Checkpointed):
-            print(f"checkpoint {event.ref} ({event.label}); undo with `devagent undo`", file=sys.stderr)
-
     repo = find_repo()
     config = load_config(repo)
-    ctx = ToolContext(repo=repo, config=config, emit=emit)
+    ctx = ToolContext(repo=repo, config=config, emit=print_event)
     arguments = {"kind": args.kind, "name": args.name, "options": {"dir": args.dir} if args.dir else {}}
     assert SPEC.propose and SPEC.execute
     proposal = await SPEC.propose(ctx, arguments)

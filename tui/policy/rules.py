@@ -180,7 +180,9 @@ class Policy:
 
     def _non_command(self, proposal: Proposal) -> None:
         texts = [t for t in (proposal.code, proposal.diff, proposal.message, proposal.summary) if t]
-        proposal.warnings = [w for t in texts for w in literal_warnings(t)]
+        # what the tool itself said (a refactoring's failed checks and unhandled places) stays, after these
+        own = [w for w in proposal.warnings if w]
+        proposal.warnings = [w for t in texts for w in literal_warnings(t)] + own
         proposal.risk = "shell-exec" if proposal.kind == "python" else "writes-repo"
         proposal.risk_reasons = ["runs Python code" if proposal.kind == "python" else f"{proposal.kind} changes the repo"]
         proposal.policy = "ask"

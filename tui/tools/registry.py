@@ -8,7 +8,7 @@ from tui.tools.base import ToolSpec
 
 CORE_MODULES = ["read_file", "list_files", "search", "outline", "git_read", "write_file", "edit_file", "edit_symbol",
                 "run_command"]
-OPTIONAL_MODULES = ["run_tests", "scaffold", "git_write"]
+OPTIONAL_MODULES = ["run_tests", "scaffold", "git_write", "refactor"]
 
 
 def _specs_of(module_name: str) -> list[ToolSpec]:

@@ -15,14 +15,23 @@ from tui.app.flows import commit, copy, download, slash, tests, turn, undo
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
 
-__all__ = ["commit", "copy", "download", "slash", "tests", "turn", "undo", "prefill_scaffold"]
+__all__ = ["commit", "copy", "download", "slash", "tests", "turn", "undo", "prefill_scaffold", "prefill_refactor"]
+
+
+def _prefill(screen: "MainScreen", text: str) -> None:
+    from tui.app.widgets.prompt_input import PromptInput
+
+    prompt = screen.query_one(PromptInput)
+    prompt.load_text(text)
+    prompt.move_cursor(prompt.document.end)
+    prompt.focus()
 
 
 def prefill_scaffold(screen: "MainScreen") -> None:
     """The palette's "Scaffold…": the prompt, focused, starting with /scaffold."""
-    from tui.app.widgets.prompt_input import PromptInput
+    _prefill(screen, "/scaffold ")
 
-    prompt = screen.query_one(PromptInput)
-    prompt.load_text("/scaffold ")
-    prompt.move_cursor(prompt.document.end)
-    prompt.focus()
+
+def prefill_refactor(screen: "MainScreen") -> None:
+    """The palette's "Refactor…": the prompt, focused, starting with /refactor."""
+    _prefill(screen, "/refactor ")

@@ -1,7 +1,9 @@
-"""Prompt commands that need no model: `/scaffold KIND NAME [--dir D]` and `/test [SELECTION]`.
+"""Prompt commands that need no model: `/scaffold KIND NAME [--dir D]`, `/refactor ...` and `/test [SELECTION]`.
 
 Any other text starting with "/" goes to the model as usual (a prompt may begin with a path).
 `/scaffold` is a proposal in the queue like any edit; after approval the new test can be run with `T`.
+`/refactor` (rename, move, signature, extract, repair; the words of `devagent refactor`) is one too: the exact change
+first, then, once it is applied, the optional prose-and-strings part as a second proposal.
 """
 
 from __future__ import annotations
@@ -19,10 +21,9 @@ _offered: dict[int, str] = {}  # id(screen) -> the test file the last approved s
 def handle(screen: "MainScreen", text: str) -> bool:
     """True when ``text`` was a prompt command (handled here); False sends it to the model."""
     word = text.split(maxsplit=1)[0] if text.strip() else ""
-    if word not in ("/scaffold", "/test"):
+    if word not in ("/scaffold", "/test", "/refactor"):
         return False
-    from tui.app.flows.tests import keys_after, ready, start_tests
-    from tui.app.widgets.agent_pane import AgentPane
+    from tui.app.flows.tests import start_tests
 
     try:
         parts = shlex.split(text)
@@ -32,15 +33,25 @@ def handle(screen: "MainScreen", text: str) -> bool:
     if word == "/test":
         start_tests(screen, " ".join(parts[1:]))
         return True
+    if word == "/refactor":
+        return _start_refactor(screen, text, parts[1:])
     arguments = _scaffold_arguments(parts[1:])
     if arguments is None:
         screen.notify(f"usage: {USAGE}", severity="warning", timeout=8)
         return True
-    if not ready(screen, "the scaffold"):
+    return _start(screen, text, "scaffold", _scaffold(screen, arguments))
+
+
+def _start(screen: "MainScreen", text: str, name: str, work: Any) -> bool:
+    """Run a prompt command's work as the screen's command (the prompt shown, its keys while it runs)."""
+    from tui.app.flows.tests import keys_after, ready
+    from tui.app.widgets.agent_pane import AgentPane
+
+    if not ready(screen, f"the {name}"):
+        work.close()
         return True
     screen.query_one(AgentPane).add_prompt(text)
-    screen.run_worker(keys_after(screen, _scaffold(screen, arguments)), name="scaffold", group="command",
-                      exit_on_error=False)
+    screen.run_worker(keys_after(screen, work), name=name, group="command", exit_on_error=False)
     screen.update_keys()
     return True
 
@@ -79,6 +90,32 @@ async def _scaffold(screen: "MainScreen", arguments: dict[str, Any]) -> None:
     else:
         screen.notify("Files written.", timeout=4)
     screen.diff.refresh_repo()
+
+
+def _start_refactor(screen: "MainScreen", text: str, words: list[str]) -> bool:
+    from tui.protocol.errors import ToolError
+    from tui.tools.refactor import words_arguments
+
+    try:
+        arguments = {k: v for k, v in words_arguments(words).items() if v is not None}
+    except ToolError as err:
+        screen.notify(err.message, severity="warning", timeout=10)
+        return True
+    return _start(screen, text, "refactor", _refactor(screen, arguments))
+
+
+async def _refactor(screen: "MainScreen", arguments: dict[str, Any]) -> None:
+    screen.notify("Refactoring on a copy of the tree (engine, checks, the tests before and after)…", timeout=6)
+    result = await screen.session.run_tool("refactor", arguments)
+    if not result.ok:
+        screen.notify(f"refactor: {result.summary}", severity="warning", timeout=10)
+        return
+    screen.diff.refresh_repo()
+    if (result.data or {}).get("optional_files"):
+        more = await screen.session.run_tool("refactor", {"operation": "mentions"})
+        if more.ok:
+            screen.diff.refresh_repo()
+    screen.notify("Refactoring applied.", timeout=4)
 
 
 def run_offered_test(screen: "MainScreen") -> None:
