@@ -43,7 +43,7 @@ class Script:
 
 
 SCRIPTS = [
-    Script("tui", "bench_tui.py", "Cold start / streaming / idle memory", 50, 300),
+    Script("tui", "bench_tui.py", "Cold start / streaming / idle memory", 120, 400),  # 11 first frames even quick
     Script("diff", "bench_diff.py", "Big diff first paint", 50, 600, full_flags=("--big",)),
     Script("repo", "bench_repo.py", "Repo status + diff refresh", 40, 300),
     Script("sandbox", "bench_sandbox.py", "Sandboxed `true` vs plain", 30, 120,

@@ -20,8 +20,9 @@ from typing import Any, TextIO
 from tui.protocol.proposals import Decision, Proposal
 from tui.safety.literal import literal_warnings
 from tui.safety.literal import visible as _literal
-from tui.protocol.events import (CommandFinished, CommandOutput, ErrorEvent, Event, Notice, ProposalCreated,
-                             Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone)
+from tui.protocol.events import (Checkpointed, CommandFinished, CommandOutput, Detail, ErrorEvent, Event, Notice,
+                                 ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
+                                 TurnDone)
 from tui.engine.prose import ProseStream
 
 PROTOCOL_VERSION = 1
@@ -52,10 +53,12 @@ class StdinLines:
 
 class TextPrinter:
     """Human-readable output: model prose streamed (the tool calls written into it shown once, as their
-    ``→ tool(...)`` lines), results, and notes on stderr (a keyed note rewrites its line on a terminal)."""
+    ``→ tool(...)`` lines), results, and notes on stderr (a keyed note rewrites its line on a terminal).
+    devagent's details (what it told the model, retries, replies as written, checkpoint refs) go to stderr only
+    when ``verbose``; a connection message always does."""
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
-        self.out, self.err = out or sys.stdout, err or sys.stderr
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, verbose: bool = False) -> None:
+        self.out, self.err, self.verbose = out or sys.stdout, err or sys.stderr, verbose
         self._at_line_start = True
         self._prose = ProseStream()
         self._last_key = ""  # the key of the note on the last line of stderr, while nothing came after it
@@ -125,6 +128,11 @@ class TextPrinter:
             self._line(f"error: {event.message}" + (f"\n  {event.hint}" if event.hint else ""), self.err)
         elif isinstance(event, Notice):
             self._note(f"note: {event.message}", event.key)
+        elif isinstance(event, Detail) and (self.verbose or event.kind == "connection"):
+            self._line(("note: " if event.kind == "connection" else f"detail ({event.kind}): ") +
+                       _literal(event.text), self.err)
+        elif isinstance(event, Checkpointed) and self.verbose:
+            self._line(f"detail (checkpoint): {event.ref} ({_literal(event.label)})", self.err)
         elif isinstance(event, Retrying):
             self._line(f"note: retrying in {event.delay:.1f}s (attempt {event.attempt}): {event.reason}", self.err)
         elif isinstance(event, TurnDone):

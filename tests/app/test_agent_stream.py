@@ -107,3 +107,22 @@ async def test_scrolled_up_reader_stays_put(repo: Path) -> None:
         await stream(pilot, "Tail paragraph after the reader came back.\n\nAnd more text")
         assert pane.scroll_y == pane.max_scroll_y
         assert "And more text" in screen_text(app)
+
+
+async def test_a_fast_reply_grows_in_steps_and_settles_to_its_text(repo: Path) -> None:
+    """Each growth lays the screen out and repaints the whole conversation: a fast stream grows the reply
+    several lines at a time (blank rows waiting for the text), and the finished reply is as tall as its text."""
+    from tui.app.widgets.reply_block import GROW
+
+    app = build_app(repo, git_refresh=False)
+    async with app.run_test(size=SIZE) as pilot:
+        heights = set()
+        for n in range(40):
+            await stream(pilot, f"line {n} of a fast reply\n")
+            reply = app.query_one(Reply)
+            text_lines = len(reply.lines)
+            assert 0 <= reply.size.height - text_lines < GROW  # room for the text, never more than a step
+            heights.add(reply.size.height)
+        assert len(heights) <= 40 // 4  # grew in steps, not once per line
+        feed(app, ev.TextDone("".join(f"line {n} of a fast reply\n" for n in range(40))), ev.TurnDone("complete"))
+        await wait_for(pilot, lambda: reply.size.height == len(reply.lines) == 40, what="settled to its text")

@@ -198,14 +198,15 @@ async def test_worktree_diff_shown_when_nothing_proposed(repo: Path) -> None:
         await wait_for(pilot, lambda: app.main.diff.diff_for == "d1")
 
 
-def test_finished_prefix_freezes_only_complete_blocks() -> None:
-    from tui.app.widgets.agent_pane import finished_prefix
+def test_a_reply_freezes_only_lines_that_can_no_longer_change() -> None:
+    from tui.app.widgets.reply_render import finished_lines
 
-    text = "para one\n\n```python\nx = 1\n\ny = 2\n```\ntail"
-    cut = finished_prefix(text, 0)
-    assert text[:cut] == "para one\n\n```python\nx = 1\n\ny = 2\n```\n"  # the blank line inside the fence is not a cut
-    assert finished_prefix("open ```\n", 0) == 0
-    assert finished_prefix("```\nunclosed\n\nstill code\n", 0) == 0
+    text = "para one\nline two\n\n```python\nx = 1\n\ny = 2\n```\ntail"
+    assert text[:finished_lines(text, 0)] == "para one\nline two\n\n```python\nx = 1\n\ny = 2\n```\n"
+    assert text[:finished_lines(text[:30], 0)] == "para one\nline two\n\n"  # the open fence waits for its end
+    assert finished_lines("open ```\n", 0) == 9  # a fence only opens a line of its own
+    assert finished_lines("```\nunclosed\n\nstill code\n", 0) == 0
+    assert finished_lines("a partial line", 0) == 0
 
 
 async def test_file_list_follows_a_multi_file_diff(repo: Path) -> None:

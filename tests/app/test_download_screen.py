@@ -21,6 +21,7 @@ from tui.app.app import DevagentApp
 from tui.app.launch import open_session
 from tui.app.screens.download import DownloadScreen
 from tui.app.widgets.agent_pane import AgentPane
+from tui.app.widgets.details_line import DetailsLine
 from tui.config import load_config
 from tui.llm import catalog
 from tui.llm.catalog import CatalogModel
@@ -32,6 +33,11 @@ NAME = "tiny-first-run-q4.gguf"
 
 def notices(app: DevagentApp) -> str:
     return "\n".join(str(w.render()) for w in app.main.query_one(AgentPane).query(".notice"))
+
+
+def connection_notes(app: DevagentApp) -> str:
+    """The connection messages on the details line (the banner shows the latest while not connected)."""
+    return "\n".join(text for line in app.main.query(DetailsLine) for kind, text in line.items if kind == "connection")
 
 
 @pytest.fixture
@@ -84,8 +90,9 @@ async def test_offer_download_progress_cancel_then_resume_and_load(repo: Path, s
         assert (cache / NAME).read_bytes() == DATA
         assert any(r == f"bytes={have}-" for _, r in source.requests)  # resumed, not started over
         # no restart: the session's no-server fallback picks the cached file up (this fake one cannot load)
-        await wait_for(pilot, lambda: f"Using the embedded model {NAME}" in notices(app), timeout=30,
-                       what="the fallback to the downloaded model")
+        await wait_for(pilot, lambda: f"Using the embedded model {NAME}" in connection_notes(app), timeout=30,
+                       what="the fallback to the downloaded model (a connection message: off the conversation)")
+        assert "Using the embedded model" not in notices(app)
         assert "downloaded and verified" in notices(app)
 
 

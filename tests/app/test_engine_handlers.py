@@ -23,7 +23,7 @@ def _kinds(base: type[ev.Event]) -> set[type[ev.Event]]:
 def test_every_event_kind_has_a_handler_but_the_ones_the_app_ignores() -> None:
     """A new event kind fails here until the app handles it (or it is added to the ignored ones)."""
     ignored = {ev.TurnStarted,  # the prompt is already on screen when the turn starts
-               ev.Progress, ev.Detail}  # until the app shows waits and the details line (issue 31)
+               ev.Progress}  # until the app shows waits (issue 31)
     assert {k for k in _kinds(ev.Event) if handler_for(k) is None} == ignored
     assert all(getattr(MainScreen, h.__name__) is h for h in HANDLERS.values())
 

@@ -52,8 +52,8 @@ async def busy_screen(pilot: Any) -> None:
                                      {"command": proposal.summary}), ev.ProposalCreated(proposal))
         ask(app, proposal)
     await wait_for(pilot, lambda: len(app.main.queue.pending) == 2)
-    await wait_for(pilot, lambda: not app.query_one(AgentPane).streaming and "I will tidy add" in painted(app),
-                   what="the reply painted")
+    await wait_for(pilot, lambda: not app.query_one(AgentPane).streaming and
+                   "I will tidy `add` and guard `div`." in painted(app), what="the reply painted, as written")
     no_blink(app)
     await pilot.pause(0.2)
 

@@ -37,8 +37,8 @@ async def test_drag_over_a_reply_then_ctrl_c_copies_its_text(repo: Path) -> None
         await pilot.press("ctrl+c")
         await pilot.pause(0.1)
         assert app.is_running  # no crash
-        copied = app.clipboard  # the text as shown (Markdown rendered: no backticks), up to the release point
-        assert copied.startswith("The function add returns the sum of a and b.\n\nSecond") and "here" not in copied
+        copied = app.clipboard  # the text as the model wrote it (backticks and all), up to the release point
+        assert copied.startswith("The function `add` returns the sum of a and b.\n\nSecond") and "here" not in copied
         # the selection is painted: the selected cells carry the screen's selection style
         reply = app.query_one(Reply)
         selected = app.screen.get_component_rich_style("screen--selection")

@@ -56,6 +56,11 @@ def of(events: list[Event], kind: str) -> list[Any]:
     return [e for e in events if e.type == kind]
 
 
+def details(events: list[Event]) -> str:
+    """devagent's own notes of a run (Detail events: what it told the model, retries...), one per line."""
+    return "\n".join(e.text for e in of(events, "detail"))
+
+
 def sent_text(request: dict[str, Any]) -> str:
     """Everything the model was sent in one /api/chat request, as text."""
     return "\n".join((m.get("content") or "") + json.dumps(m.get("tool_calls") or "") for m in request["messages"])

@@ -40,7 +40,7 @@ async def test_a_call_the_model_writes_into_its_text_is_a_tool_call_not_the_mess
         assert await prompt(conn, sid, "what does the add function do?") == "end_turn"
     said = client.text()
     assert said == "I will read it first.\n\nIt adds two numbers."  # two model messages, two paragraphs
-    assert [u.title for u in client.of("tool_call")] == ["read_file app.py", "list_files"]
+    assert [u.title for u in client.of("tool_call")] == ["read_file `app.py`", "list_files"]  # Markdown: a code span
     again = ScriptedClient()
     ollama_server.push(Reply("Yes."))
     async with acp_agent(repo, ollama_server.url, again) as (conn, _proc, _other):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.core import fixtures_repos as fx
-from tests.core.agent_helpers import ScriptedApprover, fast_config, of, run_prompt
+from tests.core.agent_helpers import ScriptedApprover, details, fast_config, of, run_prompt
 from tests.ollama_server import Reply, ScriptedOllama
 from tui.protocol.proposals import Decision
 from tui.engine.verify import choose
@@ -111,8 +111,9 @@ async def test_out_of_steps_or_time_the_model_still_answers(tmp_path: Path, olla
     ollama_server.push(slow[0], Reply('{"answer": "I have changed it."}'))
     events, done, _ = await run_prompt(repo, ollama_server.url, "where is add?",
                                        config=fast_config(repo, turn_seconds=0.5))
-    assert "model.turn_seconds" in " ".join(n.message for n in of(events, "notice"))
-    assert done.text.startswith("I have changed it.") and "no file was changed by this request" in done.text
+    notices = [n.message for n in of(events, "notice")]
+    assert "model.turn_seconds" in " ".join(notices)
+    assert done.text == "I have changed it." and notices[-1] == "No file was changed."  # in plain words, its own line
 
 
 async def test_selection_all_means_the_whole_suite(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
@@ -131,7 +132,7 @@ async def test_a_reply_that_repeats_one_line_is_cut(tmp_path: Path, ollama_serve
     ollama_server.push(Reply(chunks=[looping[i:i + 40] for i in range(0, len(looping), 40)], delay=0.005),
                        Reply("Sorry, I cannot."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "write x.py")
-    assert "the model wrote the same text over and over" in " ".join(n.message for n in of(events, "notice"))
+    assert "the model wrote the same text over and over" in details(events)
     shown = "".join(e.text for e in of(events, "text"))
     assert shown.count("self.assertEqual(f(1), 1)") < 12  # cut after a few repeats, not 400
     assert done.text == "Sorry, I cannot." and not (repo / "x.py").exists()
@@ -167,7 +168,7 @@ async def test_a_question_never_ends_in_a_change(tmp_path: Path, ollama_server: 
     approver = ScriptedApprover([Decision("approve")])
     events, done, _ = await run_prompt(repo, ollama_server.url, "What does shout do?", approver)
     assert approver.asked == [] and (repo / "calc/text.py").read_text() == FILES["calc/text.py"]
-    assert "proposed an edit for a question again" in " ".join(n.message for n in of(events, "notice"))
+    assert "proposed an edit for a question again" in details(events)
     assert done.text.startswith("shout upper-cases its argument.")
 
 
@@ -257,7 +258,7 @@ async def test_a_second_echo_is_never_the_answer(tmp_path: Path, ollama_server: 
                        Reply('{"answer": "It defines add and mul."}'))
     events, done, _ = await run_prompt(repo, ollama_server.url, "what does calc/ops.py do?")
     assert done.text == "It defines add and mul."
-    assert "repeated devagent's instruction again" in " ".join(n.message for n in of(events, "notice"))
+    assert "repeated devagent's instruction again" in details(events)
 
 
 BUGGY = {**FILES, "calc/ops.py": CALC.replace("return a * b", "return a * b + 1"),
@@ -272,7 +273,7 @@ async def test_a_loop_inside_one_line_is_cut(tmp_path: Path, ollama_server: Scri
     ollama_server.push(Reply(chunks=[looping[i:i + 30] for i in range(0, len(looping), 30)]),
                        Reply("I could not fix it."))
     events, done, _ = await run_prompt(repo, ollama_server.url, "fix ordinal")
-    assert "the model wrote the same text over and over" in " ".join(n.message for n in of(events, "notice"))
+    assert "the model wrote the same text over and over" in details(events)
     assert "".join(e.text for e in of(events, "text")).count("else f'{n}th'") < 20
     assert done.text == "I could not fix it."
 
@@ -285,7 +286,7 @@ async def test_a_reply_still_streaming_at_the_turns_time_limit_is_cut_for_the_an
                        Reply('{"answer": "I ran out of time before finding it."}'))
     events, done, _ = await run_prompt(repo, ollama_server.url, "fix ordinal", None,
                                        fast_config(repo, turn_seconds=1.5))
-    assert "ran past the time for this request" in " ".join(n.message for n in of(events, "notice"))
+    assert "ran past the time for this request" in details(events)
     assert "step399" not in "".join(e.text for e in of(events, "text"))
     assert done.reason == "limit" and done.text == "I ran out of time before finding it."
 
@@ -541,7 +542,7 @@ async def test_a_model_that_keeps_editing_the_tests_is_pointed_at_the_code_then_
     refusal = ollama_server.requests[2]["messages"][-1]["content"]
     assert "the developer said not to edit the tests" in refusal
     assert "The failing test test_mul calls mul (defined in calc/ops.py)" in refusal  # the pointer, said again
-    refused = [n for n in of(events, "notice") if "which the request rules out" in n.message]
+    refused = [n for n in of(events, "detail") if "which the request rules out" in n.text]
     assert len(refused) == 3 and len(ollama_server.requests) == 5, "the third refusal asks for the answer"
     assert done.text == "I could not fix mul." and (repo / "tests/test_ops.py").read_text() == BUGGY["tests/test_ops.py"]
 
@@ -640,7 +641,7 @@ async def test_a_forced_answer_that_is_no_answer_still_tells_the_developer_somet
     outline = Reply(tool_calls=[{"name": "outline", "arguments": {"path": "calc/ops.py"}}])
     ollama_server.push(outline, outline, outline, Reply('{"name": "outline", "arguments": {"path": "calc/ops.py"}}'))
     _, done, _ = await run_prompt(repo, ollama_server.url, "what does calc/ops.py do?")
-    assert done.reason == "limit" and done.text == "(devagent: the model gave no answer. No file was changed by this request.)"
+    assert done.reason == "limit" and done.text == "The model gave no answer. No file was changed."
 
 
 async def test_an_add_a_test_turn_is_checked_for_a_new_test_before_the_done_question(
@@ -690,8 +691,7 @@ async def test_a_new_method_no_test_calls_is_run_once_before_the_turn_ends(
     assert "KeyError" in after_run  # the run's traceback is what the model sees next
     assert done.reason == "complete" and "None when the stack is empty" in done.text
     assert "else None" in (repo / "calc/stack.py").read_text()
-    notices = [e.message for e in of(events, "notice")]
-    assert sum("no test calls Stack.top" in n for n in notices) == 1  # asked once, not after the fix again
+    assert details(events).count("no test calls Stack.top") == 1  # asked once, not after the fix again
 
 
 async def test_a_new_function_a_changed_test_calls_is_not_run_again(
@@ -707,7 +707,7 @@ async def test_a_new_function_a_changed_test_calls_is_not_run_again(
     approver = ScriptedApprover([Decision("approve")] * 6)
     events, done, _ = await run_prompt(repo, ollama_server.url, "Add a function neg(a) to calc/ops.py with a test",
                                        approver, fast_config(repo))
-    assert done.reason == "complete" and not any("no test calls" in e.message for e in of(events, "notice"))
+    assert done.reason == "complete" and "no test calls" not in details(events)
 
 
 async def test_a_check_that_cannot_start_at_a_file_the_change_edited_goes_back_to_the_model(
@@ -765,8 +765,7 @@ async def test_a_run_python_call_whose_code_loops_is_run_with_the_repeats_kept_o
                        Reply("add(1, 2) is 3."))
     approver = ScriptedApprover([Decision("approve")] * 2)
     events, done, _ = await run_prompt(repo, ollama_server.url, "What does add(1, 2) give? Run it.", approver)
-    notices = " ".join(n.message for n in of(events, "notice"))
-    assert "repeated itself; running it with the repeats kept once" in notices
+    assert "repeated itself; running it with each repeat once" in details(events)
     runs = [p for p in approver.asked if p.tool == "run_python"]
     assert len(runs) == 1 and runs[0].arguments["code"] == "from calc import add\nprint(add(1, 2))\n"
     from tui.engine.modelstep import salvage_looped_run
@@ -936,10 +935,10 @@ def test_the_note_on_a_claimed_change_tells_what_stands_when_only_the_last_edit_
 
     turn = _Turn(changed=True, failed_change="your edit_file call failed (the text to replace was not found)")
     turn.touched.add("src/cachetools/__init__.py")
-    said = honest("I added first_key to FIFOCache.", turn)
-    assert said.endswith("(devagent: this request changed src/cachetools/__init__.py; its last edit failed: your "
-                         "edit_file call failed (the text to replace was not found))")
-    assert "no file was changed" in honest("I added first_key to FIFOCache.", _Turn(failed_change="it failed"))
+    said = honest("I added first_key to FIFOCache.", turn)  # in the developer's words, not the model's note
+    assert said == "This request changed src/cachetools/__init__.py; its last change did not happen."
+    assert honest("I added first_key to FIFOCache.", _Turn(failed_change="it failed")) == "No file was changed."
+    assert honest("first_key is defined in FIFOCache.", _Turn()) == ""  # no claim of a change: nothing to say
 
 
 async def test_a_new_test_that_fails_on_the_code_is_corrected_not_the_code(tmp_path: Path,

@@ -15,6 +15,7 @@ from acp.schema import (ContentToolCallContent, FileEditToolCallContent, Permiss
 
 from tui.acp.hunks import HunkView, hunk_views
 from tui.protocol.proposals import Decision, Proposal
+from tui.safety.mdtext import code_span, escape_markdown
 
 log = logging.getLogger("devagent.acp")
 
@@ -102,9 +103,9 @@ class AcpApprover:
         options = COMMAND_OPTIONS if proposal.kind == "command" else ONCE_OPTIONS
         shown = proposal.code if proposal.kind == "python" else (proposal.command or proposal.summary)
         lines = [fenced(shown or "", "python" if proposal.kind == "python" else "sh"),
-                 f"risk: {proposal.risk} · rule: {proposal.rule} · sandbox: {proposal.sandbox}"]
-        lines += [f"⚠ {w}" for w in proposal.warnings]
-        update = ToolCallUpdate(tool_call_id=self.tool_id(proposal.call_id), title=proposal.summary,
+                 escape_markdown(f"risk: {proposal.risk} · rule: {proposal.rule} · sandbox: {proposal.sandbox}")]
+        lines += [escape_markdown(f"⚠ {w}") for w in proposal.warnings]
+        update = ToolCallUpdate(tool_call_id=self.tool_id(proposal.call_id), title=code_span(proposal.summary),
                                 kind="execute", status="pending", content=[text_content("\n\n".join(lines))])
         chosen, reason = await self._choose(update, options)
         if chosen.startswith("allow"):
@@ -118,7 +119,7 @@ class AcpApprover:
         rest: str | None = None  # "allow" / "reject": the answer for every remaining hunk
         for n, view in enumerate(views):
             if rest is None:
-                title = f"{proposal.summary}: hunk {n + 1} of {len(views)}"
+                title = escape_markdown(f"{proposal.summary}: hunk {n + 1} of {len(views)}")  # clients render Markdown
                 update = ToolCallUpdate(tool_call_id=self.tool_id(proposal.call_id), title=title, kind="edit",
                                         status="pending", content=[hunk_content(view)],
                                         locations=[ToolCallLocation(path=view.path)])

@@ -4,8 +4,11 @@ The engine's emit is synchronous; updates queue here and one task sends them, me
 chunks and consecutive output refreshes of one tool call, so a token stream or a chatty command never
 floods the client. An editor cannot take text back, so the model's text goes through the same
 ``ProseStream`` as the plain headless output: a tool call the model writes into its text (JSON, a fence)
-is shown once, as its tool call, never as the agent's message. ``flush()`` waits until everything queued
-is sent (before a permission request or the prompt's answer, which must follow the updates they belong to).
+is shown once, as its tool call, never as the agent's message. Clients render text as Markdown, so every
+text is escaped to show literally there (``__init__.py`` stays ``__init__.py``; tui/safety/mdtext.py).
+devagent's own notes (``Detail``, ``Notice``) are thoughts, never the agent's message.
+``flush()`` waits until everything queued is sent (before a permission request or the prompt's answer,
+which must follow the updates they belong to).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from acp.schema import ToolCallLocation
 
 from tui.acp.permissions import fenced, text_content
 from tui.engine.prose import ProseStream
-from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, ErrorEvent, Event, Notice,
+from tui.safety.mdtext import MarkdownEscaper, code_span, escape_markdown
+from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, Detail, ErrorEvent, Event, Notice,
                                  ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
                                  TurnDone, TurnStarted)
 
@@ -40,7 +44,8 @@ def title_of(name: str, arguments: dict[str, Any]) -> str:
     if not isinstance(main, str):
         main = json.dumps(main)
     main = " ".join(main.split())
-    return f"{name} {main[:100]}{'…' if len(main) > 100 else ''}".strip()
+    main = f"{main[:100]}{'…' if len(main) > 100 else ''}"
+    return f"{name} {code_span(main)}" if main else name  # clients render titles as Markdown
 
 
 def locations(repo: str, arguments: dict[str, Any]) -> list[ToolCallLocation] | None:
@@ -77,6 +82,7 @@ class UpdateStream:
         self.outputs: dict[str, _Output] = {}  # tool call id -> output so far
         self.broken = False
         self.prose = ProseStream()  # the model's text as it may be shown (tool calls written into it held back)
+        self.markdown = MarkdownEscaper()  # ... escaped, so that the client's Markdown shows it as written
         self._said = False  # the current model message has shown text
         self._gap = False  # a message with text ended: the next one starts after a blank line
         self._newlines = 0  # newlines at the end of the text sent so far
@@ -89,11 +95,12 @@ class UpdateStream:
 
     def map(self, event: Event) -> list[Any]:
         if isinstance(event, TextDelta):
-            return self._say(self.prose.push(event.text))
+            return self._say(self.markdown.push(self.prose.push(event.text)))
         if isinstance(event, TextDone):
-            return self._say(self.prose.finish(event.shown or ""), end=True)
+            return self._say(self.markdown.push(self.prose.finish(event.shown or "")) + self.markdown.finish(),
+                             end=True)
         if isinstance(event, TurnDone):
-            return self._say(self.prose.abandon(), end=True, turn=True)
+            return self._say(self.markdown.push(self.prose.abandon()) + self.markdown.finish(), end=True, turn=True)
         if isinstance(event, TurnStarted):  # a new agent message (after a replay, too)
             self._gap = False
             return []
@@ -109,11 +116,13 @@ class UpdateStream:
             return [self._finished(event)]
         if isinstance(event, ErrorEvent):  # the message broke off: what was held back, then why
             hint = f" {event.hint}" if event.hint else ""
-            return self._say(self.prose.abandon() + f"\n\n[devagent: {event.message}{hint}]\n", end=True)
-        if isinstance(event, (Notice, Retrying)):
-            text = event.message if isinstance(event, Notice) else f"retrying in {event.delay:.1f}s: {event.reason}"
-            log.info("notice: %s", text)
-            return [update_agent_thought_text(f"devagent: {text}\n")]
+            held = self.markdown.push(self.prose.abandon()) + self.markdown.finish()
+            return self._say(held + escape_markdown(f"\n\n[devagent: {event.message}{hint}]\n"), end=True)
+        if isinstance(event, (Notice, Retrying, Detail)):
+            text = event.message if isinstance(event, Notice) else event.text if isinstance(event, Detail) else \
+                f"retrying in {event.delay:.1f}s: {event.reason}"
+            log.info("%s: %s", event.type, text)
+            return [update_agent_thought_text(escape_markdown(f"devagent: {text}") + "\n")]
         log.debug("event %s", event.type)
         return []
 
@@ -156,7 +165,7 @@ class UpdateStream:
         if not verdict:
             return []  # the permission request shows it
         body = fenced(proposal.diff, "diff") if proposal.diff else fenced(proposal.command or proposal.summary, "sh")
-        return [update_tool_call(call_id, content=[text_content(f"{body}\n\n{verdict}")])]
+        return [update_tool_call(call_id, content=[text_content(f"{body}\n\n{escape_markdown(verdict)}")])]
 
     def _command(self, event: CommandStarted | CommandOutput | CommandFinished) -> list[Any]:
         call_id = self.calls.get(event.id, "")
@@ -177,13 +186,14 @@ class UpdateStream:
         raw = {"ok": event.ok, "summary": event.summary}
         call_id = self.acp_id(event.call_id)
         output = self.outputs.pop(call_id, None)
+        summary = escape_markdown(event.summary)
         if output is not None:
-            content = output.content() + [text_content(event.summary)]
+            content = output.content() + [text_content(summary)]
         elif event.diff:
-            content = [text_content(f"{fenced(event.diff, 'diff')}\n\n{event.summary}")]
+            content = [text_content(f"{fenced(event.diff, 'diff')}\n\n{summary}")]
         else:
             body = event.output[:4000] if event.output else ""
-            content = [text_content(f"{event.summary}\n\n{fenced(body)}" if body else event.summary)]
+            content = [text_content(f"{summary}\n\n{fenced(body)}" if body else summary)]
         return update_tool_call(call_id, status=status, content=content, raw_output=raw)
 
     # -- replay (session/load) ---------------------------------------------------------------------
@@ -196,7 +206,7 @@ class UpdateStream:
                 self.queue.put_nowait(update_user_message_text(str(data.get("prompt", ""))))
             elif kind == "text_done":
                 shown = str(data.get("shown", data.get("text")) or "")  # the prose, without the calls in it
-                for update in self._say(shown.strip(), end=True):
+                for update in self._say(escape_markdown(shown.strip()), end=True):
                     self.queue.put_nowait(update)
             elif kind == "tool_call":
                 args = data.get("arguments") if isinstance(data.get("arguments"), dict) else {}

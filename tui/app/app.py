@@ -332,6 +332,10 @@ class DevagentApp(App[int]):
     def action_jump_diff(self) -> None:
         self.main.jump_diff()
 
+    def action_toggle_details(self) -> None:
+        if not self.main.agent.toggle_details():
+            self.notify("No details yet: devagent has said nothing to the model in this session.", timeout=3)
+
     # cancel, kill, quit ----------------------------------------------------
     def action_cancel(self) -> None:
         """Esc: cancel the model reply and any running command at once."""

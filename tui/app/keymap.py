@@ -69,6 +69,11 @@ ACTIONS: tuple[Action, ...] = (
       "jump to the diff (from the queue, the prompt, any pane); pressed in the diff or its file list, back to "
       "the pane you came from", "app", "jump_diff", JUMP_KEY, "Diff / back", priority=True, palette="Diff and back",
       hint=("^o", "diff"), hint_in=("app",)),
+    A("anywhere", "ctrl+l", "show / hide the latest request's details",
+      "show / hide devagent's details of the latest request (what it told the model, retries, the replies as "
+      "written, checkpoint refs; a click on a details line does the same)", "app", "toggle_details", "ctrl+l",
+      "Details", priority=True, palette="Show / hide devagent's details",
+      palette_text="what devagent told the model, retries, raw replies, checkpoint refs"),
     A("anywhere", "ctrl+r", "reconnect to the model server now", "", "app", "reconnect", "ctrl+r", "Reconnect",
       priority=True, palette="Reconnect"),
     A("anywhere", "ctrl+q", "quit (q too, outside the prompt)",

@@ -24,9 +24,14 @@ HOOKS: frozenset[str] = frozenset({
 
 # "Class.name": why it replaces Textual's method (private ones first). Checked against TEXTUAL_VERSION.
 OVERRIDES: dict[str, str] = {
-    "Reply._size_updated": "a flush that grows the reply keeps the styles cache above its first changed line "
-                           "(Textual drops the whole cache); calls Widget._size_updated",
+    "Reply._size_updated": "a reply that grows keeps the styles cache above its first changed line "
+                           "(Textual drops the whole cache); calls Widget._size_updated with layout=False",
+    "AgentPane._size_updated": "calls Widget._size_updated with layout=False: setting the virtual size from the "
+                               "running layout asked for a second layout of the screen whenever a reply grew",
     "Reply._set_dirty": "with _size_updated: marks only the lines from the first change down as dirty",
+    "Reply.notify_style_update": "a CSS or theme change restyles the cached lines when next painted; calls super",
+    "OutputLog._size_updated": "passes the Log's own virtual size: Textual's compared the compositor's, which "
+                               "always differs, and repainted both scrollbars at every layout of the screen",
     "DiffView.render_lines": "reads the frame's state (scroll, width, accepted hunks) once per paint, then "
                              "Widget.render_lines",
     "DiffView.get_line_filters": "without a border of its own the view applies the app's line filters to each "

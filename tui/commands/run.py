@@ -25,6 +25,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", nargs="?", const="latest", metavar="ID",
                         help="continue a recorded session (default: the latest)")
     parser.add_argument("--sessions", action="store_true", help="list recorded sessions of this repo and exit")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also print devagent's details on stderr: what it told the model, retries, the "
+                             "model's replies as written (raw tool calls), checkpoint refs")
     add_model_options(parser)
 
 
@@ -71,7 +74,7 @@ async def _main(args: argparse.Namespace) -> int:
         raise DevagentError("no prompt given", 'Usage: devagent run "what does this repo do?"')
     repo = find_repo()
     config = load_config(repo)
-    printer = JsonPrinter() if args.json else TextPrinter()
+    printer = JsonPrinter() if args.json else TextPrinter(verbose=args.verbose)
     lines = StdinLines()
     if args.yes:
         approver = ApproveAll()

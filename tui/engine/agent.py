@@ -17,8 +17,8 @@ from tui.engine import context, instructions
 from tui.protocol.proposals import Approver, Decision, Proposal
 from tui.config import Config
 from tui.protocol.errors import ModelError
-from tui.protocol.events import (Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished, ToolCallStarted,
-                                 TurnDone, TurnStarted)
+from tui.protocol.events import (Detail, Emit, ErrorEvent, Notice, TextDelta, TextDone, ToolCallFinished,
+                                 ToolCallStarted, TurnDone, TurnStarted)
 from tui.engine import checks, modelstep, preflight, targets, testedits
 from tui.engine.modelstep import ANSWER, EDIT_TOOLS
 from tui.engine.coach import (REHEATS, about_the_code, cut_result_echo, echoes, guessed_path, look_first, looked,
@@ -156,11 +156,11 @@ class Agent:
                 if text and not constrained:
                     self.emit(TextDone(text, ""))
                 self.heat = REHEATS[turn.reheats - 1]
-                self.emit(Notice("the model sent the same reply again; asking once more with more varied sampling"))
+                self.emit(Detail("the model sent the same reply again; asking once more, less predictably", "retry"))
                 continue
             salvaged = modelstep.salvage_looped_run(text) if self.looped else None
             if salvaged:  # a run_python call whose code looped: its lines up to the loop are still worth running
-                self.emit(Notice("the model's run_python code repeated itself; running it with the repeats kept once"))
+                self.emit(Detail("the model's run_python code repeated itself; running it with each repeat once"))
                 text, native, self.looped = salvaged, [], False
             if self.looped:  # a reply cut in a loop is neither an answer nor a call: once, ask again; then stop
                 if text and not constrained:
@@ -178,7 +178,7 @@ class Agent:
                     self.emit(TextDone(text, text[:text.find("{")] if "{" in text else ""))
                 self._append(_assistant(text, []))
                 if turn.asked_question:  # told once already: a question never ends in a change
-                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    self.emit(Detail("the model proposed an edit for a question again; asking for its answer", "retry"))
                     return await checks.final_answer(self, turn)
                 checks.remind_question(self, turn, text.split('"name"', 1)[-1][:40])
                 constrained = True
@@ -186,6 +186,8 @@ class Agent:
             calls, errors, shown = self._calls_from(text, native, constrained)
             if text and not constrained:  # streamed: front ends show ``shown``, the calls as their own lines
                 self.emit(TextDone(text, shown))
+            if text.strip() and shown.strip() != text.strip():  # the reply as written, raw calls and all
+                self.emit(Detail(text, "raw-call"))
             if not calls and not errors and shown != text:
                 text = shown  # an answer written as {"done": true, "answer": ...}: its answer is the reply
             message = _assistant(text, native)
@@ -216,8 +218,7 @@ class Agent:
                     continue
                 if echoes(text, self.messages):  # it repeated devagent's instruction instead of answering
                     if turn.echoed:  # twice: an echo is never the answer; the constrained one-line answer is
-                        self.emit(Notice("the model repeated devagent's instruction again; asking for its answer",
-                                         "warning"))
+                        self.emit(Detail("the model repeated devagent's instruction again; asking for its answer"))
                         return await checks.final_answer(self, turn)
                     turn.echoed = True
                     self._ask_again("the model repeated devagent's instruction instead of answering", (
@@ -241,8 +242,9 @@ class Agent:
                     if await checks.check_change(self, turn):
                         constrained = False
                         continue
-                    # a constrained reply was not streamed: it is shown now (the app showed no answer at all)
-                    return self._answered(text, "complete") if constrained else TurnDone("complete", text)
+                    done = self._answered(text, "complete") if constrained else TurnDone("complete", text)  # shown
+                    checks.outcome(self, turn, text, told=turn.pushed_back)  # still claiming what did not happen
+                    return done
                 turn.pushed_back = True  # "I have added it" when nothing changed: one push back, then it stands
                 self._ask_again(why, f"{why[0].upper()}{why[1:]}. The developer asked: {_short(self.prompt)} If "
                                 "that needs a change, make it now with one JSON tool call (read the file first if "
@@ -270,7 +272,7 @@ class Agent:
         scratch.clear()
 
     def _ask_again(self, notice: str, message: str) -> None:
-        self.emit(Notice(f"{notice}; asking the model again", "warning"))
+        self.emit(Detail(f"{notice}; asking the model again:\n{message}", "retry"))
         self._append({"role": "user", "content": message, "_tool": True, "_said": True})
 
     async def _run_calls(self, calls: list[ToolCall], turn: "_Turn") -> "TurnDone | bool":
@@ -279,13 +281,12 @@ class Agent:
             key = _call_key(call)
             if call.name in EDIT_TOOLS and is_question(self.prompt):
                 if turn.asked_question:  # told once already: a question never ends in a change
-                    self.emit(Notice("the model proposed an edit for a question again; asking for its answer", "warning"))
+                    self.emit(Detail("the model proposed an edit for a question again; asking for its answer", "retry"))
                     return await checks.final_answer(self, turn)
                 checks.remind_question(self, turn, call.name)
                 return True
             if call.name in EDIT_TOOLS and keeps_tests(self.prompt) and is_test(str(call.arguments.get("path", ""))):
-                self.emit(Notice(f"the model tried to edit {call.arguments.get('path')}, which the request rules out",
-                                 "warning"))
+                self.emit(Detail(f"the model tried to edit {call.arguments.get('path')}, which the request rules out"))
                 turn.test_edits += 1
                 if turn.test_edits > MAX_TEST_EDITS:  # told each time; a model that keeps at it is not listening
                     return await checks.final_answer(self, turn)
@@ -317,7 +318,7 @@ class Agent:
                         "change itself (edit_symbol adds or replaces a whole function, method or test; edit_file "
                         "changes a few lines), another call, or answer in plain text."))
                     return True
-                self.emit(Notice(f"the model repeated {call.name}; asking for its answer", "warning"))
+                self.emit(Detail(f"the model repeated {call.name}; asking for its answer", "retry"))
                 return await checks.final_answer(self, turn)
             turn.seen.add(key)
             if await self._handle(call):
@@ -367,7 +368,7 @@ class Agent:
         spec = self.tools.get(call.name)
         guessed = await guessed_path(self.ctx.repo, call, spec)
         if cut_result_echo(call):
-            self.emit(Notice(f"the model pasted devagent's result text into its {call.name} call; that part is left out"))
+            self.emit(Detail(f"the model pasted devagent's result text into its {call.name} call; that part is out"))
         self.emit(ToolCallStarted(call_id=call_id, name=call.name, arguments=call.arguments, source=call.source))
         if spec is None:
             result = ToolResult(False, f"unknown tool {call.name!r}; use one of: {', '.join(self.tools)}",

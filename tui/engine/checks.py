@@ -14,11 +14,11 @@ import uuid
 from typing import Any, Callable
 
 from tui.engine.agent_words import is_question, reports_on_tests, wants_test_change
-from tui.engine.coach import CLAIMS_CHANGE, REPORTS_CHANGE
+from tui.engine.coach import CLAIMS_CHANGE, honest, outcome  # noqa: F401 - honest is tested through here
 from tui.engine.turnmsg import short as _short, with_counts
 from tui.engine.verify import is_test
 from tui.llm.base import ToolCall
-from tui.protocol.events import Notice, TurnDone
+from tui.protocol.events import Detail, Notice, TurnDone
 from tui.tools.base import ToolResult
 
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -175,7 +175,7 @@ async def show_before_replace(agent, call: ToolCall, turn: Any) -> bool:
     if not find(outline_of(path, _read(agent.ctx.repo, path)).symbols, symbol):
         return False  # a new definition: nothing to read first
     turn.shown_defs.add((path, symbol))
-    agent.emit(Notice(f"the model would replace {symbol} without having read it; showing it its code first"))
+    agent.emit(Detail(f"the model would replace {symbol} without having read it; showing it its code first"))
     await agent._handle(ToolCall("outline", {"path": path, "symbol": symbol}, uuid.uuid4().hex[:8], "auto"))
     agent._append({"role": "user", "_tool": True, "content": (
         f"You had not read {symbol} yet; its current code is above. The developer asked: {_short(agent.prompt)} "
@@ -325,7 +325,7 @@ async def exercise(agent, turn: Any) -> bool:
     what = f"the method {new.owner}.{new.name}" if new.owner else f"the function {new.name}"
     imported = f"from {new.module} import {new.owner or new.name}" if new.module else ""
     how = (f"creates a {new.owner}, calls its {new.name}" if new.owner else f"calls {new.name}")
-    agent.emit(Notice(f"checking the change: no test calls {new.owner + '.' if new.owner else ''}{new.name}; "
+    agent.emit(Detail(f"checking the change: no test calls {new.owner + '.' if new.owner else ''}{new.name}; "
                       "asking the model to run it"))
     agent._append({"role": "user", "_tool": True, "content": (
         f"Your change adds {what} in {new.path}, and no test calls it, so it has never run. Run it now: one "
@@ -399,19 +399,9 @@ async def final_answer(agent, turn: Any) -> TurnDone:
     agent._append({"role": "assistant", "content": answer})
     if not answer:  # the reply was a call, an empty string or nothing: the developer still gets a sentence
         files = ", ".join(sorted(turn.touched))
-        answer = ("(devagent: the model gave no answer. " +
-                  (f"This request changed {files}.)" if files else
-                   "No file was changed by this request.)"))
-        return agent._answered(answer, "limit")
-    return agent._answered(honest(answer, turn), "limit")
-
-
-def honest(answer: str, turn: Any) -> str:
-    """An answer that ends the turn without a chance to push back may not claim a change that did not happen."""
-    if REPORTS_CHANGE.search(answer) and (not turn.changed or turn.failed_change):
-        if turn.changed and turn.touched:  # an earlier edit stands; only the last one failed
-            return answer + f"\n\n(devagent: this request changed {', '.join(sorted(turn.touched))}; its last " \
-                f"edit failed: {turn.failed_change})"
-        return answer + "\n\n(devagent: no file was changed by this request" + (
-            f"; {turn.failed_change})" if turn.failed_change else ")")
-    return answer
+        said = "The model gave no answer. " + (f"This request changed {files}." if files else "No file was changed.")
+        agent.emit(Notice(said))
+        return TurnDone("limit", said)
+    done = agent._answered(answer, "limit")
+    outcome(agent, turn, answer)
+    return done

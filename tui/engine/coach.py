@@ -8,6 +8,8 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
+from tui.protocol.events import Detail, Notice
+
 ECHO = re.compile(r"The developer asked:|reply in plain text without JSON|Otherwise reply with one JSON tool call|"
                   r"No more tool calls\.|If that is done or you can answer now", re.I)  # devagent's own words
 COUNTS = re.compile(r"\bhow many\b|\bnumber of\b", re.I)  # "how does X count" asks how, not how many
@@ -187,3 +189,19 @@ def cut_result_echo(call: Any) -> str:
             cut.append(key)
     return ", ".join(cut)
 
+
+def honest(answer: str, turn: Any) -> str:
+    """In plain words for the developer, when an answer reports a change that did not happen ('' when not)."""
+    if not REPORTS_CHANGE.search(answer) or (turn.changed and not turn.failed_change):
+        return ""
+    return f"This request changed {', '.join(sorted(turn.touched))}; its last change did not happen." \
+        if turn.changed and turn.touched else "No file was changed."
+
+
+def outcome(agent, turn: Any, answer: str, told: bool = True) -> None:
+    """Under an answer that ends the turn (``told``: after the model was told once), what really changed."""
+    said = honest(answer, turn) if told else ""
+    if said:
+        agent.emit(Notice(said, "warning"))
+        if turn.failed_change:
+            agent.emit(Detail(turn.failed_change))

@@ -18,7 +18,7 @@ from tui.engine.coach import RepeatWatch
 from tui.engine.turnmsg import short as _short
 from tui.llm.base import ToolCall
 from tui.protocol.errors import ContextOverflow, ModelError
-from tui.protocol.events import ContextUsage, ErrorEvent, Notice, Retrying, ServerStatus, TextDelta
+from tui.protocol.events import ContextUsage, Detail, ErrorEvent, Retrying, ServerStatus, TextDelta
 from tui.tools.base import ToolSpec
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
@@ -66,7 +66,8 @@ def calls_from(tools: dict[str, ToolSpec], text: str, native: list[ToolCall], co
             return [], [], answer
         # A lone JSON object is never an answer: a small model half-remembering the call format.
         errors.append(f"{_short(bare, 120)} is not a tool call. To answer, reply in plain text")
-    shown = parsed.text if calls else text
+        return [], errors, ""  # nothing in it for the developer to read (the details keep it)
+    shown = parsed.text if calls else parsed.prose if errors else text  # a broken call is not prose either
     imitated = _IMITATED.search(shown) if calls else None
     return calls, errors, shown[:imitated.start()].rstrip() if imitated else shown
 
@@ -110,7 +111,7 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
         emit(ContextUsage(used=int(used * scale), limit=agent.limit, trimmed=trimmed,
                           parts=instructions.usage(messages)))
         if trimmed:
-            emit(Notice(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
+            emit(Detail(f"trimmed {trimmed} old messages/tool outputs to fit the {agent.limit}-token context"))
         try:
             return await _warm(agent, _reply(agent, messages, schemas, fmt, constrained, cut, deadline))
         except ContextOverflow as err:
@@ -120,8 +121,8 @@ async def complete(agent: Any, *, offer_tools: bool, constrained: bool, fmt: dic
             # Code and JSON-escaped text run to fewer characters a token than the estimate assumes.
             seen = (err.sent / max(1, used * scale)) if err.sent else 1.0
             agent.token_scale = scale * max(1.15, seen * 1.05)
-            emit(Notice(f"the request was longer than estimated ({err.sent or '?'} tokens for a {agent.limit}-token "
-                        "context); fitting it again", "warning"))
+            emit(Detail(f"the request was longer than estimated ({err.sent or '?'} tokens for a {agent.limit}-token "
+                        "context); fitting it again", "retry"))
     raise AssertionError("unreachable")
 
 
@@ -166,11 +167,11 @@ async def _reply(agent: Any, messages: list[dict[str, Any]], schemas: list[dict[
                 if chunk.text and watch.looping(chunk.text):
                     agent.looped = True
                     await _close(stream)
-                    emit(Notice("the model wrote the same text over and over; its reply was cut there", "warning"))
+                    emit(Detail("the model wrote the same text over and over; its reply was cut there", "retry"))
                     break
                 if deadline is not None and time.monotonic() > deadline:
                     await _close(stream)
-                    emit(Notice("the model's reply ran past the time for this request; it was cut there", "warning"))
+                    emit(Detail("the model's reply ran past the time for this request; it was cut there", "retry"))
                     break
         except ContextOverflow:
             raise  # complete() fits the request again

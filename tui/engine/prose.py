@@ -12,30 +12,33 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-_FENCES = ("```", "~~~")
+from tui.safety.mdtext import Fence, fence_closes, fence_open
+
 _MAY_BE_CALL = re.compile(r"[{\[`~<]")
 
 
 def finished_prefix(text: str, start: int) -> int:
-    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence)."""
+    """End of the last complete Markdown block in ``text[start:]`` (``start`` is outside any fence).
+
+    Blocks end at a blank line outside a code fence and at a fence's closing line (CommonMark's fences,
+    tui/safety/mdtext.py, which the app's renderer and the ACP escaper read the same way)."""
     cut = start
-    in_fence: str | None = None
+    fence: Fence | None = None
     pos = start
     previous_blank = False
     for line in text[start:].splitlines(keepends=True):
         pos += len(line)
         if not line.endswith("\n"):
             break  # a partial line never ends a block
-        stripped = line.strip()
-        if in_fence:
-            if stripped.startswith(in_fence):
-                in_fence = None
+        if fence is not None:
+            if fence_closes(line, fence):
+                fence = None
                 cut = pos  # a closed fence is a finished block
             continue
-        fence = next((f for f in _FENCES if stripped.startswith(f)), None)
-        if fence:
-            in_fence = fence
+        fence = fence_open(line)
+        if fence is not None:
             continue
+        stripped = line.strip()
         if not stripped and not previous_blank:
             cut = pos
         previous_blank = not stripped

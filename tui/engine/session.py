@@ -15,7 +15,7 @@ from tui.git.facade import GitRepo
 from tui.protocol.proposals import Approver
 from tui.config import Config
 from tui.protocol.errors import DevagentError, ModelError, RepoError, ServerUnreachable
-from tui.protocol.events import (CommandOutput, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
+from tui.protocol.events import (CommandOutput, Detail, Emit, ErrorEvent, Event, Notice, ServerStatus, SessionStarted,
                              ToolCallFinished, ToolCallStarted, TurnDone)
 from tui.llm.base import ModelInfo, ToolCall
 from tui.llm.modelcache import embedded_route_hint
@@ -155,7 +155,7 @@ class Session:
         path = resolve_model_file(self.config.model.model_file)
         if path is None or not path.is_file() or find_spec("xllamacpp") is None:
             return False
-        self.emit(Notice(f"{err.message} Using the embedded model {path.name} instead.", "warning"))
+        self.emit(Detail(f"{err.message} Using the embedded model {path.name} instead.", "connection"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
         self._watch_progress()

@@ -15,7 +15,7 @@ from typing import Any
 
 from tui.engine.turnmsg import short
 from tui.llm.base import ToolCall
-from tui.protocol.events import Notice
+from tui.protocol.events import Detail
 
 
 def named_in(prompt: str) -> set[str]:
@@ -43,7 +43,7 @@ async def wrong_target(agent, call: ToolCall, turn: Any) -> bool:
         return False
     meant = named[0]
     turn.target_told = True
-    agent.emit(Notice(f"the model would replace {symbol}, which the request does not name; showing it "
+    agent.emit(Detail(f"the model would replace {symbol}, which the request does not name; showing it "
                       f"{meant.qualname}, which it does"))
     await agent._handle(ToolCall("outline", {"path": path, "symbol": meant.qualname}, uuid.uuid4().hex[:8], "auto"))
     agent._append({"role": "user", "_tool": True, "content": (

@@ -56,6 +56,7 @@ class ParseResult:
     calls: list[ToolCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # short messages to send back to the model
     text: str = ""  # the reply with the call blocks removed
+    prose: str = ""  # the reply without the calls and without the broken attempts at one: what a person reads
 
 
 @dataclass
@@ -71,7 +72,7 @@ def extract_tool_calls(text: str, tool_names: set[str]) -> ParseResult:
     try:
         return _extract(text if isinstance(text, str) else str(text), set(tool_names))
     except Exception:  # noqa: BLE001 - model output must never crash the agent
-        return ParseResult(text=text if isinstance(text, str) else "")
+        return ParseResult(text=text if isinstance(text, str) else "", prose=text if isinstance(text, str) else "")
 
 
 def _extract(text: str, names: set[str]) -> ParseResult:
@@ -105,9 +106,10 @@ def _extract(text: str, names: set[str]) -> ParseResult:
                 if command:
                     calls.append(ToolCall("run_command", {"command": command}, source="shell"))
                     spans.append((start, end))
-    spans = _widen_to_fences(head, spans, fences)
+    text_spans = _widen_to_fences(head, spans, fences)
     return ParseResult(calls=_dedupe(calls), errors=list(dict.fromkeys(errors))[:MAX_ERRORS],
-                       text=_remove(head, spans) + text[MAX_TEXT:])
+                       text=_remove(head, text_spans) + text[MAX_TEXT:],
+                       prose=_remove(head, _widen_to_fences(head, spans + broken, fences)) + text[MAX_TEXT:])
 
 
 # -- finding JSON ----------------------------------------------------------

@@ -342,8 +342,19 @@ class MainScreen(Screen):
 
     @handles(ev.Checkpointed)
     def handle_checkpointed(self, event: ev.Checkpointed) -> None:
-        missing = f"; not covered: {', '.join(event.not_covered)}" if event.not_covered else ""
-        self.agent.add_notice(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it{missing}")
+        """The ref is a detail (`u` and `devagent undo` find it); what the checkpoint cannot restore is said."""
+        self.agent.add_detail(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it", "checkpoint")
+        if event.not_covered:
+            self.agent.add_notice(f"the checkpoint before this change does not cover: {', '.join(event.not_covered)}",
+                                  "warning")
+
+    @handles(ev.Detail)
+    def handle_detail(self, event: ev.Detail) -> None:
+        """devagent's own notes go to the request's details line; a connection message is also the banner's
+        while the model is not connected (the status bar says the rest once it is)."""
+        self.agent.add_detail(event.text, event.kind)
+        if event.kind == "connection" and self.server_state != "connected":
+            self.banner.say(server=event.text)
 
     @handles(ev.ErrorEvent)
     def handle_error(self, event: ev.ErrorEvent) -> None:
@@ -354,7 +365,7 @@ class MainScreen(Screen):
 
     @handles(ev.Retrying)
     def handle_retrying(self, event: ev.Retrying) -> None:
-        self.agent.add_notice(f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "warning")
+        self.agent.add_detail(f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "retry")
 
     @handles(ev.ServerStatus)
     def handle_server_status(self, event: ev.ServerStatus) -> None:

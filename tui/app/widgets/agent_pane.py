@@ -1,28 +1,28 @@
-"""The conversation: prompts, streamed replies (Markdown), tool-call lines and notices.
+"""The conversation: prompts, streamed replies (shown literally), tool-call lines and notices.
 
-Streaming follows DESIGN.md: tokens are buffered and shown at most once per frame. A flush is
-scheduled only when text arrives (the first token after a pause is shown at once, a steady stream
-once per FRAME), so an idle pane costs nothing. Each reply is one Line-API widget (reply_block.py)
-that renders finished Markdown blocks once and re-renders only the growing tail.
+Streaming follows DESIGN.md: tokens are buffered and shown at most once per frame. Text arriving asks
+the reply for one paint; the reply takes in everything buffered when the screen paints (Textual's own
+frame, at most 60 a second), so an idle pane costs nothing and a token waits for one paint only. Each
+reply is one Line-API widget (reply_block.py) that renders finished lines once and re-renders only the
+growing tail.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widgets import Static
 
 from tui.app.keymap import hints
 
-from tui.app.widgets.reply_block import Reply, finished_prefix, render_markdown
+from tui.app.widgets.details_line import DetailsLine
+from tui.app.widgets.reply_block import Reply
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
-__all__ = ["AgentPane", "Reply", "finished_prefix", "render_markdown", "FRAME"]
-
-FRAME = 1 / 30
+__all__ = ["AgentPane", "Reply"]
 
 
 class AgentPane(VerticalScroll):
@@ -42,15 +42,14 @@ class AgentPane(VerticalScroll):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._reply: Reply | None = None
-        self._dirty: set[Reply] = set()
         self._calls: dict[str, ToolCallLine] = {}
         self._keyed: dict[str, Static] = {}  # notice key -> the line showing it
-        self._scheduled = False
-        self._last_flush = 0.0
+        self._request: Static | None = None  # the current request's prompt line (its details line goes below)
+        self._details: DetailsLine | None = None  # the current request's details (or the session's, before one)
+        self._counting = False  # a call after the next paint will count what it showed
         self.tokens_received = 0
         self.tokens_shown = 0  # tokens handed to the reply widgets (painted on the next frame)
         self.tokens_painted = 0  # tokens on screen: a screen refresh happened after they were shown
-        self.flushes = 0
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(
@@ -62,6 +61,11 @@ class AgentPane(VerticalScroll):
         self.border_title = "Conversation"
         self.anchor()
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """The layout that is running sets the conversation's new height: Textual's own would ask for a second
+        layout of the whole screen each time a reply grows (the virtual size is a layout reactive)."""
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
     # conversation items -------------------------------------------------
     def _remove_welcome(self) -> None:
         for widget in self.query("#welcome"):
@@ -70,7 +74,30 @@ class AgentPane(VerticalScroll):
     def add_prompt(self, prompt: str) -> None:
         self._remove_welcome()
         self.end_reply()
-        self.mount(Static(Text("› " + visible(prompt)), classes="prompt"))
+        self._request, self._details = Static(Text("› " + visible(prompt)), classes="prompt"), None
+        self.mount(self._request)
+
+    def add_detail(self, text: str, kind: str) -> None:
+        """One of devagent's own notes: on the request's collapsed details line, right below the request (made
+        with the first note; before any request, the session's line)."""
+        line = self._details
+        if line is None or not line.is_attached:
+            line = self._details = DetailsLine()
+            request = self._request
+            if request is not None and request.is_attached:
+                self.mount(line, after=request)
+            else:  # above the welcome line while it is there
+                welcome = self.query("#welcome")
+                self.mount(line, before=welcome.first()) if welcome else self.mount(line)
+        line.add(text, kind)
+
+    def toggle_details(self) -> bool:
+        """Expand or collapse the latest details line; False when there is none."""
+        lines = list(self.query(DetailsLine))
+        if not lines:
+            return False
+        lines[-1].toggle()
+        return True
 
     def add_notice(self, message: str, level: str = "info", key: str = "") -> None:
         """A notice line; one with the ``key`` of an earlier notice replaces that one's text in place (progress)."""
@@ -93,19 +120,11 @@ class AgentPane(VerticalScroll):
             self._remove_welcome()
             self._reply = Reply()
             self.mount(self._reply)
-        self._reply.pending.append(visible(text))  # hidden characters become escapes before Markdown sees them
-        self._dirty.add(self._reply)
-        self._schedule()
-
-    def _schedule(self) -> None:
-        """One flush per frame at most: now if the last one is a frame old, else when it will be."""
-        if not self._scheduled:
-            self._scheduled = True
-            delay = self._last_flush + FRAME - time.monotonic()
-            if delay > 0.001:
-                self.set_timer(delay, self._flush, name="token-flush")
-            else:
-                self.call_later(self._flush)
+        self._reply.add(visible(text))  # hidden characters become escapes before rendering
+        self.tokens_shown = self.tokens_received
+        if not self._counting:  # the next paint shows them
+            self._counting = True
+            self.call_after_refresh(self._painted)
 
     def finish_reply(self, text: str, shown: str) -> None:
         """The model's message ``text`` is complete; ``shown`` is it without the tool calls written into it
@@ -116,12 +135,13 @@ class AgentPane(VerticalScroll):
                 reply.show_only(shown)
             else:
                 reply.pending.clear()
-                self._dirty.discard(reply)
                 reply.remove()
         self.end_reply()
 
     def end_reply(self) -> None:
         """The current message is finished: the next text starts a new reply block."""
+        if self._reply is not None:
+            self._reply.settle()
         self._reply = None
 
     @property
@@ -129,22 +149,19 @@ class AgentPane(VerticalScroll):
         """True while some received text is not painted yet."""
         return self.tokens_painted < self.tokens_received
 
-    def _flush(self) -> None:
-        self._scheduled = False
-        self._last_flush = time.monotonic()
-        for reply in list(self._dirty):
-            if reply.flush():
-                self.flushes += 1
-            if not reply.pending:
-                self._dirty.discard(reply)
-        if self._dirty:
-            self._schedule()  # a reply not mounted yet: try again next frame
-        else:
-            self.tokens_shown = self.tokens_received
-            self.call_after_refresh(self._painted, self.tokens_shown)
+    @property
+    def flushes(self) -> int:
+        """Times a reply took in buffered text (a render of its tail each): fewer than the tokens received."""
+        return sum(reply.takes for reply in self.query(Reply))
 
-    def _painted(self, count: int) -> None:
-        self.tokens_painted = max(self.tokens_painted, count)
+    def _painted(self) -> None:
+        """A paint happened: the text a reply took in by then is on screen; what it still buffers, next time."""
+        self._counting = False
+        if any(reply.pending for reply in self.query(Reply)):
+            self._counting = True
+            self.call_after_refresh(self._painted)
+            return
+        self.tokens_painted = self.tokens_shown
 
     # tool calls -----------------------------------------------------------
     def add_tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> ToolCallLine:

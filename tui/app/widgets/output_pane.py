@@ -58,9 +58,9 @@ class OutputPane(Vertical):
         """The Log, mounted on first use: the app asks for it right after the first frame, which an empty
         log has no part in (its module and widget cost a few milliseconds of startup)."""
         if self._log is None:
-            from textual.widgets import Log
+            from tui.app.widgets.output_log import OutputLog
 
-            self._log = log = Log(max_lines=self.max_lines, auto_scroll=True, id="output-log")
+            self._log = log = OutputLog(max_lines=self.max_lines, auto_scroll=True, id="output-log")
             self.mount(log)
             log.call_after_refresh(log.scroll_end, animate=False)  # lines written before it had a size
         return self._log
