@@ -136,7 +136,8 @@ def test_signature_new_unused_parameter_is_caught_by_tsc_then_a_default_changes(
     repo = projects["tsconfig-paths"]
     outcome = ts.run("signature", repo, name="createMatchPath", add="caseSensitive: boolean = true", tests=False)
     tsc = {c.name: c for c in outcome.checks}["tsc"]
-    assert not tsc.ok and "1 new errors" in tsc.detail and "TS6133" in tsc.detail and "caseSensitive" in tsc.detail
+    assert not tsc.ok and "1 new errors" in tsc.detail and "TS6133" in tsc.detail and "caseSensitive" in tsc.detail, \
+        tsc.detail
     outcome = ts.run("signature", repo, name="createMatchPath", default="addMatchAll=true && true")
     checked(outcome, "tsconfig-paths")
     assert "addMatchAll: boolean = true && true" in after(outcome, "src/match-path-sync.ts")
