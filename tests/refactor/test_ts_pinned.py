@@ -65,9 +65,12 @@ def test_without_consent_nothing_is_downloaded_and_the_error_says_what_and_how(m
 def test_with_consent_the_pinned_compiler_is_installed_and_a_rename_is_checked_by_the_suite(
         minimist: Path, cache: Path) -> None:
     asked: list[str] = []
+    shown: list[str] = []
     outcome = ts.run("rename", minimist, old="isNumber", new="isNumeric",
-                     consent=lambda message: asked.append(message) or True)
+                     consent=lambda message: asked.append(message) or True,
+                     on_progress=lambda p: shown.append(f"{p.stage}: {p.detail}"))
     assert len(asked) == 1
+    assert shown[0] == f"running: installing typescript {tsenv.PINNED_VERSION} (npm ci in the sandbox, network on for it)"
     installed = cache / tsenv.PINNED_VERSION / "node_modules" / "typescript"
     assert (installed / "lib" / "typescript.js").is_file()
     assert f'"version": "{tsenv.PINNED_VERSION}"' in (installed / "package.json").read_text()

@@ -153,9 +153,11 @@ async def install_pinned(config: "Config", on_output: Callable[[str], None] | No
 
 
 async def choose(repo: Path, config: "Config", *, which: str = "auto", need: tuple[int, int] = (0, 0),
-                 consent: Callable[[str], bool] | None = None) -> TypeScript:
+                 consent: Callable[[str], bool] | None = None,
+                 announce: Callable[[str], None] | None = None) -> TypeScript:
     """The compiler for an operation: the project's (if new enough), else the pinned one (installed only when
-    ``consent(install_message())`` says yes). ``which``: auto | project | pinned."""
+    ``consent(install_message())`` says yes; ``announce(what)`` is told when the install starts).
+    ``which``: auto | project | pinned."""
     own = project_typescript(repo) if which in ("auto", "project") else None
     if own is not None and own.at_least(need):
         return own
@@ -172,4 +174,6 @@ async def choose(repo: Path, config: "Config", *, which: str = "auto", need: tup
                             f"would need to install {_what()}, which was not allowed; nothing was downloaded",
                             "Allow the install when devagent asks (devagent refactor asks; --yes allows it), or add "
                             "typescript to the project's devDependencies.")
+    if announce is not None:
+        announce(f"installing typescript {PINNED_VERSION} (npm ci in the sandbox, network on for it)")
     return await install_pinned(config)
