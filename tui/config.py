@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.safety.config_rules import PASS_DEFAULT, check_value, repo_env_problem, repo_view
+from tui.safety.parsing import TooDeep, loads_toml
 from tui.protocol.errors import ConfigError
 
 
@@ -50,6 +51,14 @@ class ModelConfig:
     pipelines: str = "auto"  # requests of a known kind go through their pipeline: auto | off (the general loop only)
 
 
+def half_memory_mb() -> int:
+    """Half of this machine's memory, in MiB: the default bound of one command's memory."""
+    try:
+        return max(256, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (2 * 1024 * 1024))
+    except (ValueError, OSError):
+        return 4096
+
+
 @dataclass
 class LimitsConfig:
     command_timeout: float = 120.0  # wall clock, seconds
@@ -62,6 +71,8 @@ class LimitsConfig:
     cpu_seconds: int = 600
     file_size_mb: int = 1024
     max_processes: int = 1024  # processes (with a pids cgroup: tasks, threads included) one command may have
+    memory_mb: int = field(default_factory=half_memory_mb)  # memory one command may use (default: half of RAM)
+    read_seconds: float = 30.0  # time the read-only tools (search, read_file...) may take in one turn
 
 
 @dataclass
@@ -139,14 +150,29 @@ def state_dir() -> Path:
     return Path(base) / "devagent"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+class NestedConfig(ConfigError):
+    """A config file nested deeper than devagent parses (tui/safety/parsing.py): refused, whichever file it is."""
+
+
+def _toml(text: str, path: Path | str) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return loads_toml(text, str(path))
+    except TooDeep as exc:
+        raise NestedConfig(exc.message, "Fix the file or move it aside: devagent reads no config nested this "
+                           "deeply (a repository's config could only have tightened its rules).") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})", "Fix the file or move it aside.") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return _toml(data.decode("utf-8"), path)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})", "Fix the file or move it aside.") from None
 
 
 REPO_CONFIG_LIMIT = 1 << 20  # bytes: a repo config larger than this is refused, never read whole
@@ -167,8 +193,8 @@ def _read_repo_toml(repo: Path, name: str) -> dict[str, Any] | None:
     if size > REPO_CONFIG_LIMIT:
         raise ConfigError(f"{repo / name}: {size} bytes; a repository's config may have at most {REPO_CONFIG_LIMIT}")
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return _toml(data.decode("utf-8"), repo / name)
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{repo / name}: not valid TOML ({exc})", "Fix the file or move it aside.") from None
 
 
@@ -182,6 +208,8 @@ def _repo_layer(repo: Path | None) -> tuple[dict[str, Any], str | None]:
     if os.path.lexists(pyproject):
         try:
             data = _read_repo_toml(repo, "pyproject.toml") or {}
+        except NestedConfig:
+            raise  # it may hold [tool.devagent]: fail closed rather than run without the rules it sets
         except ConfigError:
             return {}, None  # a broken (or refused) pyproject is the project's business, not ours
         tool = data.get("tool")

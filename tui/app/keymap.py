@@ -121,9 +121,11 @@ ACTIONS: tuple[Action, ...] = (
       "stage the accepted hunks of the working-tree diff (in the staged view: unstage them)", "app",
       "stage_hunks", "S", "Stage hunks", palette="Stage accepted hunks", hint=("S", "stage"), hint_in=("diff",)),
     A("panes", "u", "undo: show the diff restoring the latest checkpoint applies, then restore",
-      "undo: shows the diff that restoring the newest checkpoint differing from the working tree will apply; "
-      "`a` restores, `escape` cancels; `u` again undoes the undo. Ignored files are not covered; the index is "
-      "never touched", "app", "undo", "u", "Undo", palette="Undo", hint=("u", "undo"), hint_in=("agent",)),
+      "undo: shows the diff that restoring the newest checkpoint differing from the working tree will apply, "
+      "and which of those changes are already committed (and in which commit); `a` restores, `escape` cancels; "
+      "`u` again undoes the undo. Ignored files are not covered (one undo would replace is saved first); the index "
+      "and commits are never touched", "app", "undo", "u", "Undo", palette="Undo", hint=("u", "undo"),
+      hint_in=("agent",)),
     A("panes", "t", "run the tests (approved like any command); then the results list",
       "run the tests: asks which suite when there are several (or all); the run is a proposal in the queue like "
       "any command; output streams into the output pane; then a results list (counts, each failure with "

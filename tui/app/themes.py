@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tui.safety.parsing import TooDeep, loads_toml
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -145,9 +147,11 @@ def theme_from_data(data: dict[str, Any], where: str, *, trusted: bool = False) 
 
 def load_theme_file(path: Path, *, trusted: bool = False) -> tuple[Theme | None, list[str]]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = loads_toml(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         return None, [f"{path}: cannot read theme file: {exc.strerror or exc}"]
+    except TooDeep as exc:
+        return None, [exc.message]
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return None, [f"{path}: not valid TOML: {exc}"]
     return theme_from_data(data, str(path), trusted=trusted)

@@ -1,4 +1,8 @@
-"""`devagent checkpoints`: list the saved working-tree checkpoints, newest first, with what each covered."""
+"""`devagent checkpoints`: the saved working-tree checkpoints, newest first, by what each one covered.
+
+A checkpoint is the working tree just before the step its label names. Each line says what changed after it
+(up to the next newer checkpoint, or up to now for the newest) and what restoring it would change now.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import time
 
 from tui.safety.literal import visible
 
-HELP = "list checkpoints (newest first) with their label, age and the files each one changed"
+HELP = "list checkpoints (newest first): label, age, what changed after each, what restoring it changes now"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -26,24 +30,45 @@ def _age(seconds: float) -> str:
     return "just now"
 
 
-def run(args: argparse.Namespace) -> int:
-    from tui.git.repo import find_repo
-    from tui.git import checkpoints
+def _files(names: list[str], shown: int = 4) -> str:
+    from tui.git.undoplan import plural
 
-    cps = checkpoints.list_checkpoints(find_repo(), args.session)[: max(args.limit, 0)]
+    listed = ", ".join(names[:shown]) + (f" +{len(names) - shown} more" if len(names) > shown else "")
+    return f"{plural(len(names), 'file')} ({visible(listed)})"  # names a command chose: hidden characters escaped
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui.git import checkpoints
+    from tui.git.repo import Repo, find_repo
+    from tui.git.undoplan import changed_between
+
+    repo = Repo(find_repo())
+    every = checkpoints.list_checkpoints(repo)  # "after" runs to the next newer one, whichever session took it
+    shown = [c for c in every if not args.session or c.session_id == args.session][: max(args.limit, 0)]
+    if not shown:
+        if args.json:
+            print("[]")
+        else:
+            print("No checkpoints yet. devagent takes one before every approved edit and command.")
+        return 0
+    now = checkpoints.snapshot_tree(repo)
+    newer = {c.sha: (every[i - 1].tree if i else now) for i, c in enumerate(every)}
+    after = changed_between(repo, [(c.tree, newer[c.sha]) for c in shown])
+    differs = checkpoints.restoring_changes(repo, [c.tree for c in shown], now)
     if args.json:
         print(json.dumps([{"name": c.short, "ref": c.ref, "sha": c.sha, "label": c.label, "created": c.created,
-                           "session": c.session_id, "files": c.files, "not_covered": c.not_covered} for c in cps],
-                         indent=2))
+                           "session": c.session_id, "changed_after": a, "restoring_changes": d, "files": c.files,
+                           "not_covered": c.not_covered, "saved": c.saved}
+                          for c, a, d in zip(shown, after, differs)], indent=2))
         return 0
-    if not cps:
-        print("No checkpoints yet. devagent takes one before every approved edit and command.")
-        return 0
-    now = time.time()
-    for pos, c in enumerate(cps, 1):
-        files = ", ".join(c.files[:4]) + (f" +{len(c.files) - 4} more" if len(c.files) > 4 else "")
-        print(f"{pos:>3}  {c.short:<28} {_age(now - c.created):>9}  {visible(c.label)}")  # names a command chose:
-        print(f"     {len(c.files)} file(s) changed: {visible(files) or '-'}")  # hidden characters shown as escapes
+    clock = time.time()
+    for pos, (c, a, d) in enumerate(zip(shown, after, differs), 1):
+        print(f"{pos:>3}  {c.short:<28} {_age(clock - c.created):>9}  {visible(c.label)}")
+        then = f"then {_files(a)} changed" if a else "then no file changed"
+        restoring = f"restoring it changes {_files(d)}" if d else "the working tree equals it"
+        print(f"     {then}{' (up to now)' if c is every[0] else ''}; {restoring}")
+        if c.saved:
+            print(f"     also holds what an undo replaced, saved first: {visible(', '.join(c.saved[:4]))}")
         if c.not_covered:
             print(f"     not covered: {visible('; '.join(c.not_covered))}")
     print("Restore one with `devagent undo NAME` (shows the diff first). Ignored files are not covered.")

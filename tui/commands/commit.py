@@ -23,6 +23,8 @@ EPILOG = """\
 Only what is staged is committed, and only the staged diff is shown to the model.
 The repo's hooks run and their output is shown; a refused commit keeps your
 message in .git/devagent/COMMIT_MSG. Without a terminal, pass --yes (or -m).
+Hooks kept in the work tree (husky and the like) that changed since devagent
+last saw them are shown and asked for first (--accept-hooks: run them).
 Exit codes: 0 committed, 1 refused by a hook or declined, 3 repo problem."""
 
 
@@ -35,6 +37,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="commit without asking (for scripts)")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the repo's pre-commit and commit-msg hooks (only when you really mean it)")
+    parser.add_argument("--accept-hooks", action="store_true",
+                        help="run hooks in the work tree that changed since devagent last saw them (shown first)")
     parser.add_argument("--no-model", action="store_true", help="do not ask a model; use the plain file-list message")
     add_model_options(parser)
 
@@ -108,6 +112,8 @@ async def _main(args: argparse.Namespace) -> int:
             return 1
     if args.yes:
         _show(message)
+    if not args.no_verify and not _hooks_agreed(repo, args, interactive):
+        return 1
     result = repo.commit(message, no_verify=args.no_verify)
     if result.output.strip():
         print(visible(result.output.rstrip()))
@@ -116,6 +122,23 @@ async def _main(args: argparse.Namespace) -> int:
         return 1
     print(f"Committed {result.sha[:12] if result.sha else ''}.")
     return 0
+
+
+def _hooks_agreed(repo: "Repo", args: argparse.Namespace, interactive: bool) -> bool:
+    """Hooks the work tree controls that changed since the session began: shown, and run only when agreed."""
+    from tui.git import hookwatch
+
+    changes = hookwatch.changed(repo)
+    if not changes:
+        return True
+    err = hookwatch.refusal(changes)
+    print(visible(err.message))
+    if args.accept_hooks or (interactive and not args.yes and
+                             input("Run these hooks and commit? [y/N]: ").strip().lower()[:1] == "y"):
+        hookwatch.accept(repo)
+        return True
+    print(f"Not committed; nothing changed. {err.hint}", file=sys.stderr)
+    return False
 
 
 def run(args: argparse.Namespace) -> int:

@@ -76,10 +76,14 @@ def _sandbox_check(config: object) -> Check:
 def _python_check(repo: Path | None, config: object) -> Check:
     """The project's interpreter (the one tests and run_python use), why, and what commands get from it."""
     from tui import projenv
+    from tui.protocol.errors import DevagentError
 
     if repo is None:
         return Check("python", True, "not in a repository: no project interpreter to choose")
-    project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    try:
+        project = projenv.for_command(repo, config)  # type: ignore[arg-type]
+    except DevagentError as err:  # a project file it reads is refused (nested too deeply, say)
+        return Check("python", False, err.message, err.hint)
     interp = project.interpreter
     if not interp.found:
         return Check("python", False, interp.line(repo), "Create the project's environment (python3 -m venv .venv), "
@@ -89,7 +93,7 @@ def _python_check(repo: Path | None, config: object) -> Check:
     shown = [f"{k}={v}" for k, v in sorted(project.env.items()) if k != "PATH"]
     if shown:
         detail += "; commands get " + ", ".join(shown)
-    binds = projenv.hidden_roots({**project.env}, interp, repo)
+    binds = projenv.hidden_roots(projenv.own_environment(), interp, repo)
     if binds:
         detail += "; shown read-only in the sandbox: " + ", ".join(binds)
     if interp.notes:
@@ -105,8 +109,10 @@ def _process_check(config: object) -> Check:
     from tui.sandbox.runner import Sandbox
 
     limit = getattr(getattr(config, "limits", None), "max_processes", 0)
-    bound = Sandbox(Path.cwd(), config).bound  # type: ignore[arg-type]
-    return Check("procs", True, f"at most {limit} processes per command: {bound.detail}")
+    sandbox = Sandbox(Path.cwd(), config)  # type: ignore[arg-type]
+    memory = getattr(getattr(config, "limits", None), "memory_mb", 0)
+    return Check("procs", True, f"at most {limit} processes per command: {sandbox.bound.detail}; at most "
+                 f"{memory} MB of memory per command: {sandbox.memory.detail}")
 
 
 async def _model_check(config: object, args: argparse.Namespace) -> Check:
@@ -159,14 +165,15 @@ async def _http_probe(config: object, args: argparse.Namespace) -> Check:
 def _embedded_check(config: object, args: argparse.Namespace) -> Check:
     """xllamacpp importable? a model cached (or configured)? and the commands that fix what is missing."""
     from tui.llm.transfer import size_text
-    from tui.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed
+    from tui.llm.modelcache import embedded_route_hint, model_dir, resolve_model_file, runtime_installed, shown
 
     configured = args.model_file or getattr(getattr(config, "model", None), "model_file", "")
     runtime = runtime_installed()
-    path = resolve_model_file(configured)
+    path = resolve_model_file(configured, typed_here=bool(args.model_file))
     have = path is not None and path.is_file()
     detail = ("llama.cpp runtime (xllamacpp) installed" if runtime else "llama.cpp runtime (xllamacpp) NOT installed")
-    detail += f"; model {path.name} ({size_text(path.stat().st_size)})" if have and path else (
+    where = f" in {model_dir()}" if have and path and shown(path) == path.name else ""
+    detail += f"; model {shown(path)} ({size_text(path.stat().st_size)}){where}" if have and path else (
         f"; no model file {'at ' + str(path) if path else 'in ' + str(model_dir())}")
     fix = embedded_route_hint(configured).removeprefix("Or run a model inside devagent, with no server: ")
     return Check("embedded", runtime and have, detail, fix)

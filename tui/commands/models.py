@@ -140,7 +140,7 @@ def _ollama_client(host: str, timeout: float) -> Any:
 def list_models(config: Any, host: str | None, backend: str | None, out: TextIO) -> int:
     """Print every backend's models; unreachable servers are reported, not fatal."""
     from tui.llm.errors import classify
-    from tui.llm.modelcache import find_cached_models, model_dir
+    from tui.llm.modelcache import find_cached_models, model_dir, resolve_model_file
 
     kind = backend or config.model.backend
     if kind != "openai" or host is None:
@@ -159,7 +159,7 @@ def list_models(config: Any, host: str | None, backend: str | None, out: TextIO)
         _list_openai(host or config.model.host or None, config, out)
     print(f"GGUF model files (embedded backend; cache {model_dir()}):", file=out)
     files = find_cached_models()
-    configured = Path(config.model.model_file).expanduser() if config.model.model_file else None
+    configured = resolve_model_file(config.model.model_file) if config.model.model_file else None
     for path in files:
         mark = "  (configured)" if configured is not None and configured.resolve() == path.resolve() else ""
         print(f"  {path.name:<40} {_size(path.stat().st_size):>9}{mark}", file=out)

@@ -31,26 +31,33 @@ def run(args: argparse.Namespace) -> int:
     from tui.git.repo import find_repo
     from tui.git import checkpoints
     from tui.git.diffs import DiffIndex
+    from tui.git.undoplan import describe, plural, saved_note
     from tui.protocol.errors import RepoError
     from tui.git.repo import Repo
 
     repo = Repo(find_repo())
     repo.ensure_writable()
     cp = checkpoints.resolve(repo, args.checkpoint)
-    diff = checkpoints.undo_diff(repo, cp)
+    seen = checkpoints.preview(repo, cp)
     print(f"Checkpoint {cp.short}: {visible(cp.label)}")
-    if not diff.strip():
+    if not seen.files:
         print("The working tree already matches it; nothing to undo.")
         return 0
-    idx = DiffIndex.from_text(diff)
     if args.stat:
-        for f in idx.files:
+        for f in DiffIndex.from_text(seen.diff).files:
             print(f"  {f.status:<9} {visible(f.path)}")
     else:  # what is about to be restored, shown literally: escapes for control and bidi characters
+        diff = seen.diff
         sys.stdout.write(visible(diff if diff.endswith("\n") else diff + "\n"))
-    for warning in literal_warnings(diff):
+    for warning in literal_warnings(seen.diff):
         print(f"!! {warning}")
-    print(f"Restoring changes {len(idx.files)} file(s) in the working tree (ignored files are not covered).")
+    if seen.problem:
+        raise RepoError(seen.problem)
+    for line in describe(seen.committed, len(seen.files)):
+        print(visible(line))
+    if seen.save:
+        print(visible(saved_note(seen.save)))
+    print(f"Restoring changes {plural(len(seen.files), 'file')} in the working tree (ignored files are not covered).")
     if not args.yes:
         if not sys.stdin.isatty():
             raise RepoError("devagent undo needs your approval, and there is no terminal to ask on.",

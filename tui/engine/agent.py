@@ -101,7 +101,7 @@ class Agent:
         self.verifying = verify
         self._reads: set[str] = set()  # files read and definitions outlined in this turn
         self._suspects = ""
-        self.ctx.turn_start.clear()
+        self.gate.new_turn()
         self.ctx.extras["request"] = prompt  # read_file shows the parts of a long file the request names
         self.turn = _Turn()  # devagent's own reads before the first step count for it too
         self.emit(TurnStarted(turn=self.turns, prompt=prompt))

@@ -7,7 +7,6 @@ a claim the working tree does not show, and the forced one-line answer.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 import uuid
@@ -19,6 +18,7 @@ from tui.engine.turnmsg import short as _short, with_counts
 from tui.engine.verify import is_test
 from tui.llm.base import ToolCall
 from tui.protocol.events import Detail, Notice, TurnDone
+from tui.safety.parsing import loads_json
 from tui.tools.base import ToolResult
 
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -131,7 +131,7 @@ async def done_check(agent, turn: Any, ask: str = "",
     agent._append(question)
     text, _ = await agent._complete(offer_tools=False, constrained=True, fmt=DONE_SCHEMA)
     try:
-        reply = json.loads(text)
+        reply = loads_json(text, "the model's answer")
         done, answer = reply.get("done") is True, str(reply.get("answer", "")).strip()
     except (ValueError, AttributeError):
         done, answer = False, ""
@@ -392,7 +392,7 @@ async def final_answer(agent, turn: Any) -> TurnDone:
     text, _ = await agent._complete(offer_tools=False, constrained=True, fmt=ANSWER_SCHEMA,
                                    deadline=time.monotonic() + FINAL_SECONDS)
     try:
-        answer = str(json.loads(text).get("answer", "")).strip()
+        answer = str(loads_json(text, "the model's answer").get("answer", "")).strip()
     except (ValueError, AttributeError):  # cut short: the answer string as far as it got
         found = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', text)
         answer = found.group(1).replace('\\"', '"').replace("\\n", "\n").strip() if found else text.strip()

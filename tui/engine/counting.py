@@ -10,12 +10,12 @@ gets the code that counts it.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from tui.engine.agent_words import is_question
 from tui.engine.coach import COUNTS
+from tui.safety.parsing import parse_python
 
 DEFINITIONS = re.compile(r"\b(?:functions?|methods?|class(?:es)?|tests?|test\s+(?:cases?|functions?|methods?)|"
                          r"constants?|definitions?|defs?|fields?|propert(?:y|ies)|attributes?|subclass(?:es)?)\b",
@@ -176,12 +176,13 @@ def _csv_header(repo: Path, path: str, tabs: bool) -> list[str]:
 
 
 def _json(repo: Path, path: str) -> object:
+    from tui.safety.parsing import loads_json
     from tui.safety.paths import read_text_or_none
 
     text = read_text_or_none(repo, path, MAX_BYTES)
     try:
-        return json.loads(text) if text is not None else None
-    except (ValueError, RecursionError):
+        return loads_json(text, path) if text is not None else None
+    except ValueError:  # not JSON, or nested too deeply to walk: nothing is counted from it
         return None
 
 
@@ -275,7 +276,7 @@ def _literal_entries(path: str, text: str, name: str) -> list[str] | None:
         import ast
 
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError, RecursionError):
             return None
         for node in ast.walk(tree):

@@ -11,11 +11,11 @@ The file's indentation and its final newline are kept.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import NamedTuple
 
+from tui.safety.parsing import TooDeep, loads_json
 from tui.tools.run_command import SKELETON_GAP
 
 MAX_BYTES = 2_000_000
@@ -113,10 +113,12 @@ def json_skeleton(repo: Path | None, path: str, prompt: str) -> str:
         try:
             if full is not None:
                 text = full.read_text(encoding="utf-8")
-                data = json.loads(text)
+                data = loads_json(text, path)
                 found = re.search(r"\n( +)\S", text)
                 indent = len(found.group(1)) if found else 2
                 newline = text.endswith("\n")
+        except TooDeep as exc:
+            return f"devagent did not read {path} ({exc.reason}), so there is no starting code for it."
         except (OSError, ValueError):
             data = None
     keys = _keys(data)

@@ -15,6 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from tui.safety.parsing import parse_python
+
 _DEFAULT_TO = re.compile(
     r"\bdefault\s+(?:value\s+)?(?:of\s+|for\s+)?(?:the\s+)?[`'\"]?(?P<param>[A-Za-z_]\w*)[`'\"]?"
     r"(?:\s+(?:parameter|argument|option|setting))?\b.{0,80}?\bto\s+"
@@ -125,7 +127,7 @@ def _js_defaults(path: str, text: str) -> list[str]:
 def _python_defaults(text: str) -> list[tuple[str, int, str, str]]:
     """(function, line, default source, parameter) for every parameter default of every def."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
     out = []

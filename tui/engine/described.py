@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from tui.engine.repomap import TEST_PATH, words
+from tui.safety.parsing import parse_python
 
 ASKS_WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:function|method|class|module|file|code|helper|part|"
                         r"routine|api)s?\b|\bwhere\b.*\b(?:done|handled|implemented|defined|happens|computed|made|"
@@ -66,7 +67,7 @@ def _first_line(doc: str) -> str:
 def python_docs(text: str) -> list[tuple[str, str]]:
     """(qualified name, first docstring sentence) of the classes, functions and methods of a module."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return []
     out: list[tuple[str, str]] = []
@@ -201,7 +202,7 @@ def _reached_from(text: str, wanted: set[str]) -> dict[int, int]:
     import ast
 
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return {}
     tops = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

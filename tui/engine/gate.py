@@ -8,6 +8,8 @@ proposal is rejected is written here.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from tui.llm.base import ToolCall
@@ -26,13 +28,36 @@ class Gate:
                  emit: Emit) -> None:
         self.policy, self.approver, self.store, self.session_id = policy, approver, store, session_id
         self.ctx, self.emit = ctx, emit
+        self.read_left = float(ctx.config.limits.read_seconds)
+
+    def new_turn(self) -> None:
+        """A new request: the last turn's file snapshots go, and the read-only tools get their budget back."""
+        self.ctx.turn_start.clear()
+        self.read_left = float(self.ctx.config.limits.read_seconds)
+
+    async def _read_only(self, spec: ToolSpec, call: ToolCall) -> ToolResult:
+        """A read-only tool, at once, within what is left of the turn's budget (it runs on the host, unasked)."""
+        assert spec.run is not None
+        budget = self.ctx.config.limits.read_seconds
+        if self.read_left <= 0:
+            return ToolResult(False, f"Not run: the read-only tools used this turn's budget ({budget:.0f} s, "
+                              "limits.read_seconds). Answer with what you have, or ask the developer.",
+                              "not run: the turn's read-only budget is used")
+        started = time.monotonic()
+        try:
+            return await asyncio.wait_for(spec.run(self.ctx, call.arguments), self.read_left)
+        except asyncio.TimeoutError:
+            return ToolResult(False, f"{spec.name} was stopped: the read-only tools used this turn's budget "
+                              f"({budget:.0f} s, limits.read_seconds). Answer with what you have, or narrow it.",
+                              f"{spec.name} stopped: the turn's read-only budget is used")
+        finally:
+            self.read_left -= time.monotonic() - started
 
     async def run(self, spec: ToolSpec, call: ToolCall, call_id: str) -> ToolResult:
         """Run one call: a read-only tool at once, any other through a proposal and its decision."""
         try:
             if spec.read_only:
-                assert spec.run is not None
-                return await spec.run(self.ctx, call.arguments)
+                return await self._read_only(spec, call)
             assert spec.propose is not None and spec.execute is not None
             proposal = await spec.propose(self.ctx, call.arguments)
             proposal.call_id = call_id

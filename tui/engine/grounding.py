@@ -94,14 +94,13 @@ def _call_in(prompt: str) -> tuple[str, str, str] | None:
 
 
 def _package_name(repo: Path, files: list[str]) -> str:
-    import json
-
+    from tui.safety.parsing import loads_json
     from tui.safety.paths import read_text_or_none
 
     text = read_text_or_none(repo, "package.json", 1_000_000) if "package.json" in files else None
     try:
-        name = json.loads(text).get("name", "") if text else ""
-    except (ValueError, AttributeError, RecursionError):
+        name = loads_json(text, "package.json").get("name", "") if text else ""
+    except (ValueError, AttributeError):
         return ""
     return name.rsplit("/", 1)[-1] if isinstance(name, str) else ""
 
@@ -165,14 +164,13 @@ def run_it(repo: Path, prompt: str, files: list[str]) -> str:
 
 def _exports_function(repo: Path, files: list[str]) -> bool:
     """The package's main module (package.json "main", else index.js) is ``module.exports = function``."""
-    import json
-
+    from tui.safety.parsing import loads_json
     from tui.safety.paths import read_text_or_none
     from tui.symbols import outline_of
 
     try:
-        main = json.loads(read_text_or_none(repo, "package.json", 1_000_000) or "{}").get("main") or "index.js"
-    except (ValueError, AttributeError, RecursionError):
+        main = loads_json(read_text_or_none(repo, "package.json", 1_000_000) or "{}").get("main") or "index.js"
+    except (ValueError, AttributeError):
         return False
     main = str(main).removeprefix("./")
     main = main if main in files else f"{main}.js" if f"{main}.js" in files else ""

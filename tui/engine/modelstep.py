@@ -19,6 +19,7 @@ from tui.engine.turnmsg import short as _short
 from tui.llm.base import ToolCall
 from tui.protocol.errors import ContextOverflow, ModelError
 from tui.protocol.events import ContextUsage, Detail, ErrorEvent, Retrying, ServerStatus, TextDelta
+from tui.safety.parsing import compile_check, loads_json
 from tui.tools.base import ToolSpec
 
 ANSWER = "answer"  # pseudo-tool offered in constrained mode so the model can finish
@@ -83,7 +84,7 @@ def json_answer(text: str) -> str | None:
     the done question in that shape, a 1.5B model answers in it later too (dev set: told three times that it was
     "not a tool call", it went on editing and broke the file). None for anything else, and for done false."""
     try:
-        value = json.loads(text)
+        value = loads_json(text, "the model's answer")
     except ValueError:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("answer"), str) or not value["answer"].strip() \
@@ -209,7 +210,7 @@ def salvage_looped_run(text: str) -> str | None:
     if cut <= 0:
         return None
     try:
-        code = json.loads(f'"{raw[:cut]}"')
+        code = loads_json(f'"{raw[:cut]}"')
     except ValueError:
         return None
     kept: list[str] = []
@@ -219,7 +220,7 @@ def salvage_looped_run(text: str) -> str | None:
         kept.append(line)
     code = "\n".join(kept).rstrip() + "\n"
     try:
-        compile(code, "<run_python>", "exec")
+        compile_check(code, "<run_python>")
     except (SyntaxError, ValueError):
         return None
     return json.dumps({"name": "run_python", "arguments": {"code": code}})

@@ -20,6 +20,7 @@ from pathlib import Path
 from tui.git.facade import GitRepo
 from tui.git.repo import parse_status
 from tui.protocol.errors import PathRefused
+from tui.safety.parsing import parse_python
 from tui.safety.paths import read_bounded
 
 CHARS_PER_TOKEN = 4
@@ -65,7 +66,7 @@ def python_symbols(text: str) -> list[str]:
     them only to a request that names them (``render``).
     """
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return []
     out: list[str] = []

@@ -52,6 +52,7 @@ class Session:
         self.repo, self.config, self.approver, self._emit_out = repo, config, approver, emit
         self.requested_model = model or config.model.name or None
         self.store = Store(default_store_path(await asyncio.to_thread(git_common_dir, repo)))
+        await asyncio.to_thread(_remember_hooks, repo)  # a commit asks before running hooks changed after this
         self.sandbox_info = await asyncio.to_thread(detect, config)
         self.sandbox = Sandbox(repo, config, self.sandbox_info)
         self.policy = Policy(config, self.sandbox_info.active, repo)
@@ -150,12 +151,12 @@ class Session:
         from importlib.util import find_spec
 
         from tui.llm.factory import make_backend
-        from tui.llm.modelcache import resolve_model_file
+        from tui.llm.modelcache import resolve_model_file, shown
 
         path = resolve_model_file(self.config.model.model_file)
         if path is None or not path.is_file() or find_spec("xllamacpp") is None:
             return False
-        self.emit(Detail(f"{err.message} Using the embedded model {path.name} instead.", "connection"))
+        self.emit(Detail(f"{err.message} Using the embedded model {shown(path)} instead.", "connection"))
         await self.backend.close()
         self.backend = make_backend(self.config, backend="embedded", model_file=str(path))
         self._watch_progress()
@@ -315,3 +316,13 @@ class Session:
                 pass
             self.store.close()
 
+
+def _remember_hooks(repo: Path) -> None:
+    """Record the hooks the work tree controls as they are when the session starts (tui/git/hookwatch.py)."""
+    from tui.git import hookwatch
+    from tui.git.repo import Repo
+
+    try:
+        hookwatch.remember(Repo(repo))
+    except (DevagentError, OSError):
+        pass  # no record: the first commit makes one (and runs what is there, as git would)

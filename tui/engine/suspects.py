@@ -15,6 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tui.safety.parsing import parse_python
+
 SKIP = {"len", "str", "int", "float", "list", "dict", "set", "tuple", "repr", "print", "range", "isinstance", "type",
         "sorted", "raises", "approx", "mark", "parametrize", "fixture", "assertEqual", "assertTrue", "assertFalse",
         "assertRaises", "assertIn", "assertIs", "assertIsNone", "warns", "skip", "object", "bool", "super"}
@@ -34,7 +36,7 @@ def _calls(node: ast.AST) -> list[str]:
 def called_by(source: str, test: str) -> list[str]:
     """Names the test function (``name``, ``Class::name``) calls, and its parametrize decorator's don't count."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return []
     parts = test.split("::")

@@ -17,6 +17,7 @@ from typing import Any
 from tui.engine.agent_words import wants_test_change
 from tui.engine.turnmsg import short
 from tui.llm.base import ToolCall
+from tui.safety.parsing import parse_python
 
 ADDS = re.compile(r"\b(?:add|write|creat|new|append)\w*\b", re.I)
 CHANGES = re.compile(r"\b(?:fix|chang|updat|modif|renam|edit|correct|replac|rewrit)\w*\b", re.I)
@@ -63,7 +64,7 @@ def no_test_in_it(agent, call: ToolCall, turn: Any) -> bool:
             not (is_test(path) or is_test_file(path)) or not wants_test_change(agent.prompt) or not ADDS.search(agent.prompt):
         return False
     try:
-        tree = ast.parse(textwrap.dedent(code))
+        tree = parse_python(textwrap.dedent(code))
     except (SyntaxError, ValueError):
         return False
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]

@@ -12,6 +12,8 @@ import ast
 import re
 from pathlib import Path
 
+from tui.safety.parsing import parse_python
+
 MAX_LINES, MAX_BYTES = 25, 2_000_000
 _JS_TEST = re.compile(r"^(?:test|it|describe|suite)(?:\.\w+)?\(", re.M)
 
@@ -19,7 +21,7 @@ _JS_TEST = re.compile(r"^(?:test|it|describe|suite)(?:\.\w+)?\(", re.M)
 def _python(text: str, prompt: str = "") -> tuple[str, str] | None:
     """(where a new test goes, the code of the file's last short test)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     lines = text.splitlines()
@@ -118,7 +120,7 @@ def count_tests(path: str, text: str) -> int | None:
     jest calls with a name), None when it cannot tell."""
     if path.endswith(".py"):
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError):
             return None
         return sum(1 for node in ast.walk(tree)

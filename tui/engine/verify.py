@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.engine.repomap import TEST_PATH
+from tui.safety.parsing import parse_python
 
 PY = (".py",)
 JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx")
@@ -74,7 +75,7 @@ def _read(repo: Path, rel: str) -> str:
 def touched_names(source: str, added: set[int]) -> list[str]:
     """Top-level functions/classes (and methods, as ``name``) whose lines the change added to."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return []
     names: list[str] = []
@@ -131,7 +132,7 @@ def new_tests(file_diff: str, js: bool) -> list[str]:
 def _test_id(rel: str, source: str, name: str) -> str:
     """``file::name`` or ``file::Class::name`` for a test function the change added."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return rel
     for node in tree.body:
@@ -194,7 +195,7 @@ def new_definitions(repo: Path, diff: str) -> list[NewDef]:
         if not added:
             continue
         try:
-            tree = ast.parse(_read(repo, rel))
+            tree = parse_python(_read(repo, rel))
         except (SyntaxError, ValueError):
             continue
         modules = _module_names(rel)

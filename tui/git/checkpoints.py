@@ -1,33 +1,35 @@
 """Checkpoints: the whole working tree saved as a commit under ``refs/devagent/checkpoints/<session>/<n>``.
 
-Written through a temporary index (``GIT_INDEX_FILE``), so HEAD, branches and
-the developer's index are never touched. Covered: tracked and untracked files
-that are not ignored. NOT covered, and named in each checkpoint: nested
-repositories (a submodule keeps the commit the index records; git never looks
-inside one, where its own config could run programs), tracked paths that are
-now neither a file nor a symlink (a FIFO, a socket); and, as always, ignored
-files (build output, ``.env`` when ignored, ``node_modules``...) and empty
-directories. Restoring first checkpoints the current state, so an undo can be
-undone; it writes only the working tree, never the index, and never through a
-symlinked directory.
+Written through devagent's own index (tui/git/snapshot.py), so HEAD, branches and the developer's index are
+never touched, and with git's conversions off, so a checkpoint holds the bytes that were on disk. Covered:
+tracked and untracked files that are not ignored. NOT covered, and named in each checkpoint: nested
+repositories (a submodule keeps the commit the index records; git never looks inside one, where its own config
+could run programs), tracked paths that are now neither a file nor a symlink (a FIFO, a socket); and, as always,
+ignored files (build output, ``.env`` when ignored, ``node_modules``...) and empty directories. Restoring first
+checkpoints the current state, so an undo can be undone, and that checkpoint also saves whatever restoring would
+replace that no checkpoint holds (tui/git/undoplan.py), or restoring refuses; it writes only the working tree,
+never the index, and never through a symlinked directory.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.safety import paths
 from tui.git.diffs import to_text
+from tui.git.snapshot import listing, nested_repos, snapshot, snapshot_tree
+from tui.git.undoplan import Committed, Unheld, changed_between, committed, tree_changes, unheld
 from tui.protocol.errors import DevagentError, RepoError
 from tui.git.facade import GIT_CONFIG
 from tui.git.repo import Repo
+
+__all__ = ["Checkpoint", "UndoPreview", "create", "list_checkpoints", "nested_repos", "preview", "prune", "resolve",
+           "restore", "snapshot", "snapshot_tree", "undo_diff", "changes_since"]
 
 REF_ROOT = "refs/devagent/checkpoints"
 _IDENTITY = {
@@ -35,9 +37,7 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "devagent", "GIT_COMMITTER_EMAIL": "devagent@localhost",
 }
 _MAX_LISTED = 200  # files named in a checkpoint's message
-_MAX_SKIPPED = 50  # unusual files left out of one checkpoint before devagent gives up on it
 DIFF_LIMIT = 4_000_000  # bytes of a checkpoint diff read (shown, and sent to the model): git is stopped there
-_NOT_ADDABLE = re.compile(r"^error: (.+): can only add regular files, symbolic links or git-directories$", re.M)
 
 
 @dataclass
@@ -51,6 +51,7 @@ class Checkpoint:
     number: int = 0
     tree: str = ""  # the saved working tree
     not_covered: list[str] = field(default_factory=list)  # "sub/ (a nested repository)"...
+    saved: list[str] = field(default_factory=list)  # not covered, but stored because an undo replaced them
 
     @property
     def short(self) -> str:
@@ -64,52 +65,6 @@ def _repo(repo: Path | Repo) -> Repo:
 
 def _safe_session(session_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", session_id or "nosession").strip(".") or "nosession"
-
-
-def snapshot_tree(r: Repo) -> str:
-    """The working tree (tracked + untracked, not ignored) as a tree object, via a throwaway index."""
-    return snapshot(r)[0]
-
-
-def nested_repos(r: Repo) -> list[str]:
-    """Submodules (gitlinks in the index) and untracked repositories inside the work tree, as ``path/``."""
-    out = to_text(r.git("ls-files", "-z", "--stage", "--others", "--exclude-standard"))
-    found = []
-    for entry in out.split("\0"):
-        if entry.startswith("160000 ") and "\t" in entry:
-            found.append(entry.split("\t", 1)[1] + "/")
-        elif entry.endswith("/") and "\t" not in entry:  # git lists an untracked repository as one "dir/"
-            found.append(entry)
-    return found
-
-
-def snapshot(r: Repo) -> tuple[str, list[str]]:
-    """(tree, what it does not cover): nested repositories and tracked paths git cannot add any more."""
-    tmp = r.devagent_dir() / f"index-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    real_index = r.git_dir / "index"
-    nested = nested_repos(r)
-    skipped = [f"{path} (a nested repository: not looked into)" for path in nested]
-    excluded = [path.rstrip("/") for path in nested]
-    try:
-        if real_index.exists():
-            shutil.copyfile(real_index, tmp)  # read-only use: only saves re-hashing unchanged files
-        env = {"GIT_INDEX_FILE": str(tmp), "LC_ALL": "C"}
-        while True:
-            spec = "".join(f"{p}\0" for p in [".", *(f":(exclude,literal){x}" for x in excluded)])
-            proc = r.run_git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input=spec.encode(
-                "utf-8", "surrogateescape"), env=env, raw=True)  # the bytes on disk: what undo writes back
-            if proc.returncode == 0:
-                break
-            unusual = _NOT_ADDABLE.findall(to_text(proc.stderr))
-            if not unusual or len(excluded) - len(nested) >= _MAX_SKIPPED or set(unusual) <= set(excluded):
-                raise RepoError(f"git add -A failed: {to_text(proc.stderr).strip()}")
-            for path in unusual:  # the index copy keeps what git last stored for it
-                excluded.append(path)
-                skipped.append(f"{path} (not a regular file or symlink: kept as last recorded)")
-        return to_text(r.git("write-tree", env=env, raw=True)).strip(), skipped  # racy entries are re-read
-    finally:
-        tmp.unlink(missing_ok=True)
-        Path(str(tmp) + ".lock").unlink(missing_ok=True)
 
 
 def list_checkpoints(repo: Path | Repo, session_id: str | None = None) -> list[Checkpoint]:
@@ -134,11 +89,14 @@ def _parse(ref: str, sha: str, message: str) -> Checkpoint:
     meta: dict[str, str] = {}
     files: list[str] = []
     skipped: list[str] = []
+    saved: list[str] = []
     for line in lines[1:]:
         if line.startswith("  "):
             files.append(line[2:])
         elif line.startswith("Not-Covered: "):
             skipped.append(line[len("Not-Covered: "):])
+        elif line.startswith("Saved: "):
+            saved.append(line[len("Saved: "):])
         elif ": " in line:
             key, value = line.split(": ", 1)
             meta[key] = value
@@ -147,7 +105,7 @@ def _parse(ref: str, sha: str, message: str) -> Checkpoint:
     number = int(parts[-1]) if parts[-1].isdigit() else 0
     return Checkpoint(ref=ref, sha=sha, label=meta.get("Label", label), created=float(meta.get("Created", "0")),
                       session_id=meta.get("Session", parts[-2] if len(parts) > 1 else ""), files=files, number=number,
-                      not_covered=skipped)
+                      not_covered=skipped, saved=saved)
 
 
 def _changed(r: Repo, old_tree: str | None, new_tree: str) -> list[str]:
@@ -157,13 +115,15 @@ def _changed(r: Repo, old_tree: str | None, new_tree: str) -> list[str]:
     return [p for p in out.split("\0") if p]
 
 
-def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None = None) -> Checkpoint:
+def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None = None,
+           save: list[str] | None = None) -> Checkpoint:
     """Save the working tree; the developer's index, HEAD and branches stay exactly as they were.
 
-    With ``keep`` (config.checkpoints.keep), older checkpoints of other sessions are pruned afterwards.
+    With ``keep`` (config.checkpoints.keep), older checkpoints of other sessions are pruned afterwards. ``save``:
+    paths the checkpoint stores although it does not cover them (what a restore is about to replace).
     """
     r = _repo(repo)
-    tree, skipped = snapshot(r)
+    tree, skipped = snapshot(r, save or [])
     previous = list_checkpoints(r)
     head = r.head()
     base_tree = f"{previous[0].sha}^{{tree}}" if previous else (f"{head}^{{tree}}" if head else None)
@@ -174,6 +134,7 @@ def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None =
                f"Label: {label.replace(chr(10), ' ')}", f"Session: {session}", f"Created: {created:.6f}",
                f"Files-Changed: {len(files)}"]
     message += [f"Not-Covered: {p.replace(chr(10), ' ')}" for p in skipped]
+    message += [f"Saved: {p.replace(chr(10), ' ')}" for p in (save or [])[:_MAX_LISTED]]
     message += [f"  {p}" for p in files[:_MAX_LISTED]]
     args = ["commit-tree", tree]
     if head:
@@ -186,7 +147,8 @@ def create(repo: Path | Repo, label: str, session_id: str, *, keep: int | None =
         if r.run_git("update-ref", ref, sha, "").returncode == 0:  # "" = must not exist yet
             if keep is not None:
                 prune(r, keep, session)
-            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree, skipped)
+            return Checkpoint(ref, sha, label, created, session, files[:_MAX_LISTED], n, tree, skipped,
+                              (save or [])[:_MAX_LISTED])
     raise RepoError("Could not record a checkpoint: too many concurrent checkpoints for this session.")
 
 
@@ -200,8 +162,9 @@ def resolve(repo: Path | Repo, name: str | None) -> Checkpoint:
         raise RepoError("There are no checkpoints in this repository yet.",
                         "devagent takes one before every approved edit and command.")
     if name is None:  # the newest one that differs from now (skips e.g. a checkpoint taken after a command)
-        now = snapshot_tree(_repo(repo))
-        return next((cp for cp in cps if cp.tree != now), cps[0])
+        r = _repo(repo)
+        now = snapshot_tree(r)
+        return next((cp for cp in cps if cp.tree != now and as_restore_sees(r, cp.tree, now)[0] != cp.tree), cps[0])
     for cp in cps:
         if name in (cp.ref, cp.short) or (len(name) >= 7 and cp.sha.startswith(name)):
             return cp
@@ -241,6 +204,56 @@ def undo_diff(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     return _tree_diff(r, snapshot_tree(r), f"{cp.sha}^{{tree}}")
 
 
+@dataclass
+class UndoPreview:
+    """What restoring ``cp`` would do now, for the developer to read before approving it."""
+
+    diff: ShownDiff
+    files: list[str]  # the files that change back
+    save: list[str]  # not in any checkpoint: saved in the one taken before restoring
+    problem: str  # why restoring would refuse ('' when it would go ahead)
+    committed: list[Committed]  # changes it reverses that commits since the checkpoint hold
+
+
+def as_restore_sees(r: Repo, target: str, now: str | None = None) -> tuple[str, Unheld]:
+    """(the tree restore compares ``target`` with, its plan): the working tree with the files restore would save
+    first, so one that equals the checkpoint's copy (a file ignored since, unchanged) is no change at all."""
+    now = now or snapshot_tree(r)
+    plan = unheld(r, tree_changes(r, now, target))
+    return (snapshot(r, plan.save)[0] if plan.save else now), plan
+
+
+def restoring_changes(repo: Path | Repo, trees: list[str], now: str | None = None) -> list[list[str]]:
+    """For each checkpoint tree, the files restoring it would change now (what ``preview`` says, for many at once):
+    a file no checkpoint covers now (ignored since) that equals the checkpoint's copy is no change."""
+    r = _repo(repo)
+    now = now or snapshot_tree(r)
+    differs = changed_between(r, [(now, tree) for tree in trees])
+    covered = set(listing(r).files)
+    extra = sorted({p for names in differs for p in names
+                    if p not in covered and (os.path.islink(r.root / p) or os.path.isfile(r.root / p))})
+    if not extra:
+        return differs
+    full = snapshot(r, extra)[0]
+    with_extra = changed_between(r, [(full, tree) for tree in trees])
+    return [[p for p in names if p not in extra or p in set(more)] for names, more in zip(differs, with_extra)]
+
+
+def preview(repo: Path | Repo, cp: Checkpoint) -> UndoPreview:
+    r = _repo(repo)
+    target = f"{cp.sha}^{{tree}}"
+    now, plan = as_restore_sees(r, target)
+    changes = tree_changes(r, now, target)
+    try:
+        _refuse_unless_safe(cp, plan.blocked, plan.refuse)
+        problem = ""
+    except RepoError as err:
+        problem = str(err)
+    touched = set(changes.paths)
+    return UndoPreview(_tree_diff(r, now, target), changes.paths, [p for p in plan.save if p in touched], problem,
+                       committed(r, cp.sha, now, changes))
+
+
 def changes_since(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
     """What changed in the working tree since ``cp`` (e.g. what an approved command did), as a diff."""
     r = _repo(repo)
@@ -248,34 +261,26 @@ def changes_since(repo: Path | Repo, cp: Checkpoint) -> ShownDiff:
 
 
 def restore(repo: Path | Repo, cp: Checkpoint, *, session_id: str | None = None) -> Checkpoint:
-    """Make the working tree equal to ``cp`` (never touching the index); returns the checkpoint taken first."""
+    """Make the working tree equal to ``cp`` (never touching the index); returns the checkpoint taken first.
+
+    Nothing is overwritten or deleted that no checkpoint holds: what restoring would replace that the current
+    state's checkpoint does not cover (an ignored file, one in a nested repository) is saved in it first, and
+    what cannot be saved (a nested repository's own .git) makes restore refuse before anything is written.
+    """
     r = _repo(repo)
     r.ensure_writable()
-    before = create(r, f"before undo to {cp.short} ({cp.label})", session_id or cp.session_id)
-    raw = to_text(r.git("diff-tree", "-r", "-z", "--no-renames", f"{before.sha}^{{tree}}", f"{cp.sha}^{{tree}}"))
-    fields = raw.split("\0")
-    writes: list[tuple[str, str, str]] = []  # (path, mode, sha)
-    deletes: list[str] = []
-    for i in range(0, len(fields) - 1, 2):
-        meta, path = fields[i], fields[i + 1]
-        if not meta.startswith(":"):
-            continue
-        _, new_mode, _, new_sha, status = meta[1:].split(" ")
-        if status == "D" or new_mode.startswith("160") or status == "T":
-            deletes.append(path)
-        if status != "D" and not new_mode.startswith("160"):
-            writes.append((path, new_mode, new_sha))
-    blocked = sorted({link for path in deletes + [w[0] for w in writes]
-                      if (link := paths.blocked_by_link(r.root, path)) is not None})
-    if blocked:
-        raise RepoError(f"Refusing to restore {cp.short}: {', '.join(blocked[:5])} is now a symlink or a file, and "
-                        "restoring would write through it (ignored paths are not covered by checkpoints).",
-                        f"Move {blocked[0]} out of the way yourself, then run undo again.")
+    plan = unheld(r, tree_changes(r, snapshot_tree(r), f"{cp.sha}^{{tree}}"))
+    _refuse_unless_safe(cp, plan.blocked, plan.refuse)
+    before = create(r, f"before undo to {cp.short} ({cp.label})", session_id or cp.session_id, save=plan.save)
+    changes = tree_changes(r, before.tree, f"{cp.sha}^{{tree}}")
+    again = unheld(r, changes)  # the files saved are in ``before`` now; anything else changed meanwhile
+    _refuse_unless_safe(cp, again.blocked, again.refuse + [f"{p} changed while undo ran: it is not saved"
+                                                            for p in again.save])
     try:
-        for path in deletes:
+        for path in changes.deletes:
             paths.remove_file(r.root, path)
-        blobs = r.read_blobs([sha for _, _, sha in writes])
-        for path, mode, sha in writes:
+        blobs = r.read_blobs([sha for _, _, sha in changes.writes])
+        for path, mode, sha in changes.writes:
             paths.restore_file(r.root, path, blobs[sha] or b"", mode)
     except (DevagentError, OSError) as err:
         why = err.message if isinstance(err, DevagentError) else f"{err.strerror}: {err.filename}"
@@ -283,6 +288,18 @@ def restore(repo: Path | Repo, cp: Checkpoint, *, session_id: str | None = None)
                         f"Checkpoint {before.short} holds the state from just before; `devagent undo {before.short}` "
                         "puts it back.") from None
     return before
+
+
+def _refuse_unless_safe(cp: Checkpoint, blocked: list[str], refuse: list[str]) -> None:
+    if blocked:
+        raise RepoError(f"Refusing to restore {cp.short}: {', '.join(blocked[:5])} is now a symlink or a file, and "
+                        "restoring would write through it (ignored paths are not covered by checkpoints).",
+                        f"Move {blocked[0]} out of the way yourself, then run undo again.")
+    if refuse:
+        raise RepoError(f"Refusing to restore {cp.short}: {refuse[0]}" + (f" (and {len(refuse) - 1} more)"
+                                                                          if len(refuse) > 1 else "") + ".",
+                        "Nothing was changed. Move it out of the way yourself (it is not in any checkpoint), "
+                        "then run undo again.")
 
 
 def prune(repo: Path | Repo, keep: int, session_id: str | None = None) -> int:

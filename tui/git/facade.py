@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from tui.git import gitsafe
+from tui.git import configguard, gitsafe
 from tui.safety import hostpath
 from tui.protocol.errors import RepoError
 
@@ -33,6 +33,8 @@ _LOCALE = ("LC_ALL", "LANGUAGE")  # GitPython sets both to C; an empty value is 
 
 def _gitpython() -> Any:
     hostpath.distrust()  # GitPython's import runs `git version` (and its timeout kill `pgrep`) from PATH
+    for name in gitsafe.TRACE2:  # ... with os.environ: no trace2 target from the config (see gitsafe.environment)
+        os.environ.setdefault(name, "0")
     try:
         import git
     except ImportError as exc:  # GitPython's import runs `git version`: git is missing or broken
@@ -72,46 +74,17 @@ def _execute(cli: "gitpython_module.Git", command: list[str], *, env: Mapping[st
     return code, out, (raw_err + b"\n") if raw_err else raw_err  # and strips its last newline
 
 
-class _Drivers:
-    """Filter drivers the config git sees from ``cwd`` defines, as -c settings that blank them; re-read when a
-    config file (or a file it includes) changes.
-
-    Attributes (repo content) choose which files go through which driver, and a clean or smudge filter runs
-    on ``git add``, ``git apply`` and status refreshes. A driver defined in a config file inside the work tree
-    (an include pointing there, a repository that is also $HOME) is the repository's: always blanked. One
-    from your own config (Git LFS, say) keeps diffs and staging right and runs, except where devagent needs
-    the bytes on disk exactly (``raw``: checkpoints, so that undo gives back what was there).
-    """
-
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[list[str], tuple[object, ...], tuple[list[str], list[str]]]] = {}
-
-    def settings(self, cwd: Path | str, *, raw: bool = False) -> tuple[tuple[str, str], ...]:
-        key = os.path.realpath(cwd)
-        hit = self._cache.get(key)
-        if hit is None or hit[1] != gitsafe.signature(hit[0], key):
-            found = self._read(key)
-            if found is None:  # git could not list its config: nothing to cache (the call itself will fail too)
-                return ()
-            every, repos, files = found
-            hit = (files, gitsafe.signature(files, key), (every, repos))
-            self._cache[key] = hit
-        every, repos = hit[2]
-        return gitsafe.blank_filters(every if raw else repos)
-
-    @staticmethod
-    def _read(cwd: str) -> tuple[list[str], list[str], list[str]] | None:
-        command = [hostpath.which("git") or "git", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING),
-                   "config", "--list",
-                   "--show-origin", "-z"]
-        try:
-            code, out, _ = _execute(_gitpython().Git(cwd), command, env=gitsafe.environment(), timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return gitsafe.parse_drivers(out.decode("utf-8", "surrogateescape"), cwd) if code == 0 else None
+def _config_git(args: list[str]) -> tuple[int, bytes]:
+    """``git config --file F ...`` for the guard's scan, run in ``/`` with no other config: git reads nothing else
+    (started in the repository, git reads its whole config, includes and all, before it lists one file)."""
+    command = [hostpath.which("git") or "git", *args]
+    env = {**gitsafe.environment(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_CONFIG_COUNT": "0", "GIT_CONFIG_PARAMETERS": "", "GIT_DIR": os.devnull}
+    code, out, _ = _execute(_gitpython().Git("/"), command, env=env, timeout=10)
+    return code, out
 
 
-_DRIVERS = _Drivers()
+_GUARD = configguard.Guard(_config_git)
 
 
 def argv(cwd: Path | str, *args: str, hooks: bool = False, raw: bool = False) -> list[str]:
@@ -122,12 +95,12 @@ def argv(cwd: Path | str, *args: str, hooks: bool = False, raw: bool = False) ->
     developer's (a checkpoint stores the bytes on disk).
     """
     git = hostpath.which("git") or "git"  # never a `git` a command wrote into the work tree
+    guarded = _GUARD.settings(str(cwd), raw=raw, hooks=hooks)  # UnsafeGitConfig when git would block on its config
     if hooks:
-        return [git, "--no-pager", *gitsafe.pairs(gitsafe.OWN_HOOKS), *args]
+        return [git, "--no-pager", *gitsafe.pairs(gitsafe.OWN_HOOKS + guarded), *args]
     rest = gitsafe.subcommand_args(args)
-    drivers = _DRIVERS.settings(cwd, raw=raw)
     return [git, "--no-pager", *gitsafe.pairs(gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING),
-            *gitsafe.pairs(drivers), *rest]
+            *gitsafe.pairs(guarded), *rest]
 
 
 class GitRepo:
@@ -209,8 +182,9 @@ class GitRepo:
         """A GitPython Repo of :attr:`root` for object-level work (off the event loop: opening it reads config);
         its git processes (the object database's ``cat-file`` too) get the same settings as GIT_CONFIG_COUNT
         entries and the same environment."""
+        guarded = _GUARD.settings(str(self.root))  # before GitPython reads the config (and its includes) itself
         repo = _gitpython().Repo(self.root, search_parent_directories=False)
-        settings = gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING + _DRIVERS.settings(self.root)
+        settings = gitsafe.NEUTRAL + gitsafe.NO_HOOKS_OR_SIGNING + guarded
         env = gitsafe.environment()
         env.update(gitsafe.config_environment(settings, env))
         env.update({k: gitsafe.ENV_PROGRAMS[k] for k in gitsafe.ENV_PROGRAMS if k in os.environ})

@@ -58,6 +58,7 @@ ENV_PROGRAMS: dict[str, str] = {
     "GIT_ASKPASS": "", "SSH_ASKPASS": "", "GIT_EDITOR": "false", "GIT_SEQUENCE_EDITOR": "false",
 }
 _FILTER_KEYS = (".clean", ".smudge", ".process")
+TRACE2 = ("GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT")
 
 
 def pairs(settings: tuple[tuple[str, str], ...]) -> list[str]:
@@ -92,6 +93,8 @@ def environment(extra: Mapping[str, str] | None = None, *, hooks: bool = False) 
     """os.environ without the variables that name programs for git to run; never a prompt or a pager."""
     env = {k: v for k, v in os.environ.items() if hooks or k not in ENV_PROGRAMS}
     env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"})
+    for name in TRACE2:  # trace2 targets come from the global config only, -c cannot reset them, and an include
+        env.setdefault(name, "0")  # there may lead into the work tree: git would write wherever that file says
     env.update(extra or {})
     return env
 
@@ -107,7 +110,7 @@ def config_environment(settings: tuple[tuple[str, str], ...], base: Mapping[str,
     return env
 
 
-# -- filter drivers: which are the repository's ------------------------------------------------------------------
+# -- the config files git reads (tui/git/configguard.py walks them and what they include) ----------------------------
 
 def config_files() -> list[str]:
     """The config files git reads whatever the repository (system, global, XDG)."""
@@ -130,35 +133,3 @@ def signature(files: list[str], cwd: str) -> tuple[object, ...]:
         except OSError:
             sig.append((path, None))
     return tuple(sig)
-
-
-def _in_work_tree(origin: str, cwd: str) -> bool:
-    """A config file git read lies in the work tree at ``cwd`` (outside its .git): commands could write it."""
-    if not origin.startswith("file:"):
-        return False  # the command line and the environment are the developer's
-    path = os.path.realpath(os.path.join(cwd, origin[5:]))
-    if os.path.commonpath([path, cwd]) != cwd:
-        return False
-    return os.path.relpath(path, cwd).split(os.sep)[0].lower() != ".git"
-
-
-def parse_drivers(out: str, cwd: str) -> tuple[list[str], list[str], list[str]]:
-    """(every filter driver, those defined in the work tree, the config files read) from
-    ``git config --list --show-origin -z`` run in ``cwd``."""
-    every: list[str] = []
-    repos: list[str] = []
-    files: list[str] = []
-    fields = out.split("\0")
-    for origin, entry in zip(fields[0::2], fields[1::2]):
-        key, _, value = entry.partition("\n")
-        if origin.startswith("file:") and origin[5:] not in files:
-            files.append(origin[5:])
-        lower = key.lower()
-        if lower.startswith("filter.") and lower.endswith(_FILTER_KEYS):
-            name = key[len("filter."):key.rindex(".")]
-            every += [name] if name not in every else []
-            repos += [name] if _in_work_tree(origin, cwd) and name not in repos else []
-        elif lower == "include.path" or (lower.startswith("includeif.") and lower.endswith(".path")):
-            base = os.path.dirname(origin[5:]) if origin.startswith("file:") else cwd
-            files.append(os.path.join(base, os.path.expanduser(value)))
-    return every, repos, files

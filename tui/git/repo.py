@@ -18,7 +18,7 @@ from typing import Sequence
 
 from tui.git.diffs import select_hunks, to_bytes, to_text
 from tui.protocol.errors import NotARepoError, PatchError, PathRefused, RepoBusyError, RepoError
-from tui.git.facade import GitRepo
+from tui.git.facade import GIT_CONFIG, GitRepo
 from tui.safety.paths import read_bounded
 
 DIFF_FLAGS = ["--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
@@ -143,6 +143,23 @@ class Repo(GitRepo):
     def diff_staged(self, paths: Sequence[str] | None = None) -> str:
         """HEAD (or the empty tree before the first commit) -> index, with renames detected."""
         return to_text(self.git("diff", "--cached", "-M", *DIFF_FLAGS, "--", *(paths or [])))
+
+    def diff_staged_bounded(self, limit: int, big: int) -> tuple[str, bool]:
+        """The staged diff for reading, never for applying: files over ``big`` bytes as binary (git does not read
+        their content), at most ``limit`` bytes of it, cut at a file boundary (then the flag is true)."""
+        flags = [f for f in DIFF_FLAGS if f != "--binary"]  # a binary patch would hold the whole file
+        try:
+            code, out, cut = self.run_capped(*GIT_CONFIG, "-c", f"core.bigFileThreshold={big}", "diff", "--cached",
+                                             "-M", *flags, limit=limit, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            raise RepoError(f"git diff --cached did not finish within {self.timeout:.0f}s.") from None
+        if code != 0:
+            raise RepoError("git diff --cached failed.")
+        text = to_text(out)
+        if cut:
+            end = text.rfind("\ndiff --git ")
+            text = text[:end + 1] if end >= 0 else ""
+        return text, cut
 
     def read_worktree(self, path: str, limit: int = 16_000_000) -> bytes | None:
         """The file's bytes (a symlink's target text) as git would store them; None when absent or unreadable.

@@ -8,7 +8,6 @@ Python / JSON / TOML files that do not parse. Model findings are advisory
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import json
 import re
@@ -17,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from tui.git.diffs import DiffIndex, to_text
+from tui.safety.parsing import TooDeep, loads_json, loads_toml, parse_python
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from tui.git.repo import Repo
 
 SEVERITIES = ("error", "warning", "info")
-PARSE_LIMIT = 5 * 1024 * 1024  # larger files are not parsed (a syntax check is not worth the wait)
+PARSE_LIMIT = 5 * 1024 * 1024  # larger files are not parsed (a syntax check is not worth the wait), nor diffed
+DIFF_LIMIT = 8 * 1024 * 1024  # of the staged diff read for the review (what a commit stages may be any size)
 _PARSERS = (".py", ".json", ".toml")
 
 
@@ -33,7 +34,7 @@ class Finding:
     file: str
     line: int | None
     severity: str  # error | warning | info
-    check: str  # conflict-marker | secret | large-file | binary-file | debug | whitespace | syntax | model
+    check: str  # conflict-marker, secret, large-file, large-diff, binary-file, debug, whitespace, syntax, not-checked, model
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,38 +126,52 @@ def check_files(repo: "Repo", diff: str, config: "Config") -> list[Finding]:
         if size is not None and size > limit:
             out.append(Finding(f.path, None, "warning", "large-file",
                                f"{size // 1024} KiB (review.max_file_kb is {config.review.max_file_kb})"))
+        if f.binary and size is not None and size > PARSE_LIMIT:  # git shows it as binary: its text is not read
+            out.append(Finding(f.path, None, "info", "large-file", f"over {PARSE_LIMIT >> 20} MB: not read, so not "
+                               "reviewed line by line"))
+            continue
         if f.binary:
             out.append(Finding(f.path, None, "info", "binary-file", "a binary file"))
             continue
         data = blobs.get(f":{f.path}")
         problem = _parse_problem(f.path, data) if data is not None else None
         if problem:
-            out.append(Finding(f.path, problem[0], "error", "syntax", problem[1]))
+            severity = "warning" if problem[2] else "error"  # too deep to check is not known to be broken
+            out.append(Finding(f.path, problem[0], severity, "not-checked" if problem[2] else "syntax", problem[1]))
     return out
 
 
-def _parse_problem(path: str, data: bytes) -> tuple[int | None, str] | None:
+def _parse_problem(path: str, data: bytes) -> tuple[int | None, str, bool] | None:
+    """(line, what is wrong, whether it only could not be checked) for a file that does not parse."""
     try:
         if path.endswith(".py"):
-            ast.parse(data, filename=path)
+            parse_python(data, filename=path, limit=None)  # only "does it parse": nothing walks the tree
         elif path.endswith(".json"):
-            json.loads(data)
+            loads_json(data, path)
         elif path.endswith(".toml"):
-            tomllib.loads(data.decode("utf-8"))
+            loads_toml(data.decode("utf-8"), path)
+    except TooDeep as exc:
+        return None, f"not checked: {exc.reason}", True
     except SyntaxError as exc:
-        return exc.lineno, f"Python does not parse: {exc.msg}"
+        return exc.lineno, f"Python does not parse: {exc.msg}", False
     except json.JSONDecodeError as exc:
-        return exc.lineno, f"JSON does not parse: {exc.msg}"
+        return exc.lineno, f"JSON does not parse: {exc.msg}", False
     except tomllib.TOMLDecodeError as exc:
-        return None, f"TOML does not parse: {exc}"
+        return None, f"TOML does not parse: {exc}", False
     except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"cannot be read as text: {exc}"
+        return None, f"cannot be read as text: {exc}", False
     return None
 
 
-def check_whitespace(repo: "Repo") -> list[Finding]:
-    """``git diff --cached --check``: trailing whitespace, space before tab, blank lines at EOF."""
-    proc = repo.run_git("diff", "--cached", "--check", "--no-color")
+def check_whitespace(repo: "Repo", diff: str) -> list[Finding]:
+    """``git diff --cached --check`` (trailing whitespace, space before tab, blank lines at EOF) on the files of
+    ``diff`` that are not too large to read (git's --check reads a file whole, whatever its size)."""
+    files = [f.path for f in DiffIndex.from_text(diff).files if f.status != "deleted" and not f.binary]
+    sizes = repo.blob_sizes([f":{p}" for p in files])
+    small = [f":(literal){p}" for p in files if (sizes.get(f":{p}") or 0) <= PARSE_LIMIT]
+    if not small:
+        return []
+    proc = repo.run_git("diff", "--cached", "--check", "--no-color", "--", *small)
     out: list[Finding] = []
     for line in to_text(proc.stdout).splitlines():
         m = re.match(r"^(.+):(\d+): (.+?)\.?$", line)
@@ -166,7 +181,7 @@ def check_whitespace(repo: "Repo") -> list[Finding]:
 
 
 def deterministic(repo: "Repo", staged_diff: str, config: "Config") -> list[Finding]:
-    findings = check_lines(staged_diff) + check_files(repo, staged_diff, config) + check_whitespace(repo)
+    findings = check_lines(staged_diff) + check_files(repo, staged_diff, config) + check_whitespace(repo, staged_diff)
     order = {s: i for i, s in enumerate(SEVERITIES)}
     return sorted(findings, key=lambda f: (order.get(f.severity, 9), f.file, f.line or 0))
 
@@ -220,8 +235,11 @@ async def model_review(backend: "Backend", staged_diff: str, budget: float, *, m
 async def review_staged(repo: "Repo", config: "Config", *, backend: "Backend | None" = None,
                         model: str | None = None) -> ReviewResult:
     """The whole review. Pass ``backend=None`` to skip the model part."""
-    staged = repo.diff_staged()
+    staged, cut = repo.diff_staged_bounded(DIFF_LIMIT, PARSE_LIMIT)  # a huge staged file is never read whole
     result = ReviewResult(deterministic(repo, staged, config))
+    if cut:
+        result.findings.append(Finding("(staged diff)", None, "warning", "large-diff", f"over {DIFF_LIMIT >> 20} MB: "
+                                       "only the files before that point were reviewed line by line"))
     if not staged.strip():
         result.model_status = "nothing staged"
     elif backend is None:

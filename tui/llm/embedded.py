@@ -125,7 +125,9 @@ class EmbeddedServer:
         self._check()
         self._started = time.monotonic()
         size_mb = self.model_file.stat().st_size / 1e6
-        self._report("starting", 0.0, f"starting llama.cpp for {self.model_file.name} ({size_mb:.0f} MB)")
+        from tui.llm.modelcache import shown
+
+        self._report("starting", 0.0, f"starting llama.cpp for {shown(self.model_file)} ({size_mb:.0f} MB)")
         self._spawn()
         try:
             self.url = await self._wait_ready(timeout, size_mb)

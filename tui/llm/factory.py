@@ -35,7 +35,7 @@ def make_backend(config: "Config", *, backend: str | None = None, host: str | No
         module = _optional("tui.llm.embedded", kind)
         from tui.llm.modelcache import model_dir, resolve_model_file
 
-        path = resolve_model_file(model_file or model.model_file)
+        path = resolve_model_file(model_file or model.model_file, typed_here=bool(model_file))
         if path is None:
             raise ConfigError("The embedded backend needs a GGUF model file, and none is configured or cached.",
                               f"Pass --model-file PATH.gguf, set model.model_file, or put one in {model_dir()} "

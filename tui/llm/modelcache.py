@@ -35,15 +35,34 @@ def find_cached_models() -> list[Path]:
     return sorted(files, key=lambda p: (rank.get(p.name, len(rank)), p.name))
 
 
-def resolve_model_file(configured: str) -> Path | None:
-    """The configured model file (``~`` expanded; a bare name is looked up in the cache), else the best cached one."""
-    if configured:
-        path = Path(configured).expanduser()
-        if not path.is_absolute() and not path.exists() and (model_dir() / path).is_file():
-            return model_dir() / path
+def resolve_model_file(configured: str, *, typed_here: bool = False) -> Path | None:
+    """The model file ``configured`` names, else the best cached one (None when there is none).
+
+    A bare name (no ``/``) is a name in the model cache and is looked up there only, never in the current
+    directory: devagent runs inside repositories, and a file planted there under a cached model's name would be
+    loaded into llama.cpp on this machine. A path is explicit: absolute, ``~/...``, or relative with a ``/``.
+    A relative path is relative to the current directory only when the developer just typed it
+    (``typed_here``: ``--model-file ./x.gguf``); in a config file it is relative to the model cache.
+    """
+    if not configured:
+        cached = find_cached_models()
+        return cached[0] if cached else None
+    path = Path(configured).expanduser()
+    if path.is_absolute():
         return path
-    cached = find_cached_models()
-    return cached[0] if cached else None
+    if typed_here and "/" in configured:
+        return Path(os.path.abspath(path))
+    return model_dir() / path
+
+
+def shown(path: Path) -> str:
+    """How a model file is named to the developer: its name when it is in the model cache, else its whole path."""
+    try:
+        if path.resolve().parent == model_dir().resolve():
+            return path.name
+    except OSError:
+        pass
+    return str(path)
 
 
 def runtime_installed() -> bool:

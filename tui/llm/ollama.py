@@ -9,12 +9,12 @@ text streamed so far in ``partial``; the agent decides whether to retry.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, AsyncIterator
 
 from tui.protocol.errors import ModelError, UnknownModel
 from tui.llm.base import ChatChunk, Deadlines, ModelInfo, ToolCall
 from tui.llm.errors import PULL_HINT, classify
+from tui.safety.parsing import loads_json
 
 EMBEDDING_FAMILIES = ("bert", "nomic-bert", "clip")
 
@@ -226,7 +226,7 @@ class OllamaBackend:
             arguments: Any = call.function.arguments
             if isinstance(arguments, str):
                 try:
-                    arguments = json.loads(arguments)
+                    arguments = loads_json(arguments, "the model's tool call")
                 except ValueError:
                     arguments = {"_raw": arguments}
             calls.append(ToolCall(name=call.function.name, arguments=dict(arguments or {}),

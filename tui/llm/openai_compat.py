@@ -19,6 +19,7 @@ import httpx
 
 from tui.protocol.errors import ContextOverflow, ModelError, ServerUnreachable, UnknownModel
 from tui.llm.base import ChatChunk, Deadlines, ModelInfo, ToolCall
+from tui.safety.parsing import loads_json
 
 START_HINT = (
     "Start an OpenAI-compatible server (for example `llama-server -m MODEL.gguf --port 8080`) and pass "
@@ -164,8 +165,8 @@ class _ToolCallAssembler:
         leftovers: list[str] = []
         for _, slot in sorted(self.parts.items()):
             try:
-                args = json.loads(slot["args"]) if slot["args"].strip() else {}
-            except json.JSONDecodeError:
+                args = loads_json(slot["args"], "the model's tool call") if slot["args"].strip() else {}
+            except ValueError:
                 args = None
             if isinstance(args, dict):
                 calls.append(ToolCall(slot["name"], args, id=slot["id"], source="native"))
@@ -321,7 +322,7 @@ class OpenAICompatBackend:
                     payload = line[5:].strip()
                     if payload == "[DONE]":
                         break
-                    event = json.loads(payload)
+                    event = loads_json(payload, "the server's event")
                     if event.get("error"):
                         err = event["error"]
                         text = err.get("message", str(err)) if isinstance(err, dict) else str(err)

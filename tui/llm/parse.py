@@ -17,6 +17,7 @@ from typing import Any
 
 from tui.llm.base import ToolCall
 from tui.llm.requote import closed_at_end, closed_at_fence, quote_escapes, requote
+from tui.safety.parsing import loads_json, parse_python
 
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "function_name")
 ARG_KEYS = ("arguments", "args", "parameters", "params", "input", "action_input", "tool_input", "kwargs")
@@ -203,7 +204,7 @@ def _loads_loose(snippet: str) -> Any:
         candidates.append(quote_escapes(candidates[1]))
     for candidate in candidates:
         try:
-            return json.loads(candidate, strict=False)
+            return loads_json(candidate, "the model's tool call", strict=False)
         except (ValueError, RecursionError):
             pass
     pythonish = candidates[1]
@@ -308,7 +309,7 @@ def _python_calls(body: str, names: set[str]) -> tuple[list[tuple[str, dict[str,
     if len(body) > 100_000 or not any(re.search(rf"\b{re.escape(n)}\s*\(", body) for n in names):
         return [], []
     try:
-        tree = ast.parse(body.strip())
+        tree = parse_python(body.strip())
     except Exception:  # noqa: BLE001 - not Python: not a call
         return [], []
     found: list[tuple[str, dict[str, Any]]] = []

@@ -13,9 +13,10 @@ ends before its JSON does (closed_at_fence), and a reply that ends one or two cl
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Callable
+
+from tui.safety.parsing import loads_json
 
 TEXT_KEYS = ("code", "content", "new", "old", "command", "new_code", "source", "body")
 ARG_NAMES = ("path", "symbol", "name", "arguments", "selection", "message", "mode", "timeout", "cwd", "pattern",
@@ -53,7 +54,7 @@ def requote(text: str, start: int) -> tuple[dict[str, Any], int] | None:
         pos = value_end
     pieces.append(window[pos:])
     try:
-        obj = json.loads("".join(pieces), strict=False)
+        obj = loads_json("".join(pieces), "the model's tool call", strict=False)
     except (ValueError, RecursionError):
         return None
     return (obj, start + len(window)) if isinstance(obj, dict) else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from tui.projenv.binds import hidden_roots
+from tui.projenv.binds import hidden_roots, own_environment
 from tui.projenv.interpreter import find_python
 from tui.projenv.pyinfo import Interpreter
 from tui.projenv.variables import PASS_DEFAULT, REPO_SETTABLE, command_env, repo_env_problem
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tui.config import Config
 
 __all__ = ["Interpreter", "PASS_DEFAULT", "REPO_SETTABLE", "ProjectEnv", "find_python", "for_command",
-           "hidden_roots", "repo_env_problem"]
+           "hidden_roots", "own_environment", "repo_env_problem"]
 
 
 @dataclass(frozen=True)

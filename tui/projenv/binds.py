@@ -2,9 +2,12 @@
 
 The sandbox mounts a private, empty /tmp: a virtualenv made under /tmp, the Python it links to, or a node
 unpacked there would vanish and the command fail with "execvp ...: No such file or directory". Each such
-root is bound read-only. Never /tmp itself, nothing inside the repo (bound already), only directories the
-developer owns, and a location read from the repo's files (its .venv's links, .pdm-python) only when it
-really is a Python installation. Secret masks are mounted after these binds, so they still win.
+root is bound read-only. Never /tmp itself, only directories the developer owns, and only locations the
+repository cannot choose: what devagent's own environment names (PATH, VIRTUAL_ENV, NODE_PATH...) and an
+interpreter found through it, never a path read from the repo's files (its config's project.env, a .venv and
+its links or pyvenv.cfg, .pdm-python, __pypackages__) and never a path that passes through the work tree (a
+symlink there may lead anywhere: the repo would choose). Secret and socket masks are mounted after these
+binds, so they still win.
 """
 
 from __future__ import annotations
@@ -47,12 +50,12 @@ class _Roots:
 
     def add(self, path: str, *, python: bool = False) -> None:
         """``path`` when it is hidden and safe to show; ``python``: it must be a Python installation."""
-        if not path or not os.path.isabs(path):
-            return
+        if not path or not os.path.isabs(path) or self.inside(os.path.normpath(path)):
+            return  # a path through the work tree: where it leads is the repository's choice
         for candidate in dict.fromkeys((os.path.normpath(path), os.path.realpath(path))):
             if not _hidden(candidate) or not os.path.isdir(candidate):
                 continue
-            if candidate == self.repo or candidate.startswith(self.repo + "/"):
+            if self.inside(candidate):
                 continue
             try:
                 if os.stat(candidate).st_uid != os.getuid():
@@ -62,6 +65,9 @@ class _Roots:
             if python and not _python_install(candidate):
                 continue
             self.found.append(candidate)
+
+    def inside(self, path: str) -> bool:
+        return path == self.repo or path.startswith(self.repo + "/")
 
     def result(self) -> list[str]:
         """Outermost roots only, in a stable order (a bind inside another one adds nothing)."""
@@ -73,26 +79,33 @@ class _Roots:
         return kept
 
 
-def hidden_roots(env: Mapping[str, str], interp: Interpreter, repo: Path, program: str = "") -> list[str]:
-    """Directories to bind read-only so ``env``'s interpreter and toolchains exist inside the sandbox.
+def own_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The locations devagent's own environment names (what ``hidden_roots`` may bind)."""
+    environ = os.environ if environ is None else environ
+    return {name: environ[name] for name in ("PATH", *TOOLCHAIN_VARS) if name in environ}
 
-    ``program``: the command's own executable (a runner devagent chose, e.g. a pipx-installed pytest), bound
-    only when it belongs to a Python installation (a command line is no reason to show a directory).
+
+def hidden_roots(env: Mapping[str, str], interp: Interpreter, repo: Path, program: str = "") -> list[str]:
+    """Directories to bind read-only so the developer's interpreter and toolchains exist inside the sandbox.
+
+    ``env``: devagent's own environment (the developer's PATH and toolchain variables), never values the
+    repository's config gave. ``interp`` counts only when the developer chose it (``trusted``: their config,
+    an activated environment, a tool's own store, PATH), not when the repo's files named it. ``program``: the
+    command's own executable (a runner devagent chose, e.g. a pipx-installed pytest), bound only when it
+    belongs to a Python installation (a command line is no reason to show a directory).
     """
     roots = _Roots(repo)
     if program and os.path.isabs(program):
         roots.add(str(Path(os.path.realpath(program)).parent.parent), python=True)
-    strict = not interp.trusted
-    if interp.python:
-        roots.add(str(env_root(interp.python)), python=strict)
+    if interp.python and interp.trusted and not roots.inside(os.path.normpath(interp.python)):
+        roots.add(str(env_root(interp.python)))
         roots.add(str(Path(os.path.realpath(interp.python)).parent.parent), python=True)
-        if interp.prefix:
-            base = base_prefix(Path(interp.prefix))
+        if interp.prefix and not roots.inside(os.path.realpath(interp.prefix)):
+            base = base_prefix(Path(interp.prefix))  # its pyvenv.cfg is the developer's, not the repo's
             roots.add(str(base) if base else "", python=True)
-    own_bin = os.path.join(interp.prefix, "bin") if interp.prefix else ""
     for entry in env.get("PATH", "").split(os.pathsep):
-        roots.add(_bin_root(entry), python=strict and entry == own_bin)
+        roots.add(_bin_root(entry))
     for name in TOOLCHAIN_VARS:
         for entry in env.get(name, "").split(os.pathsep):
-            roots.add(_bin_root(entry), python=strict and entry == interp.prefix)
+            roots.add(_bin_root(entry))
     return roots.result()

@@ -9,6 +9,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from tui.safety.parsing import loads_toml
+
 MAX_BYTES = 256 * 1024
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")  # a project/env name that is safe inside a path
 
@@ -30,12 +32,13 @@ def head(path: Path | str, limit: int = MAX_BYTES) -> str:
 
 
 def toml(path: Path) -> dict[str, Any]:
-    """A TOML file as a dict; {} when missing, unreadable or invalid (the project's business, not ours)."""
+    """A TOML file as a dict; {} when missing, unreadable or invalid (the project's business, not ours).
+    TooDeep (a clear message, tui/safety/parsing.py) when it is nested too deeply to parse safely."""
     text = head(path)
     if not text:
         return {}
     try:
-        return tomllib.loads(text)
+        return loads_toml(text, str(path))
     except tomllib.TOMLDecodeError:
         return {}
 

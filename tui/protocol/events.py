@@ -122,7 +122,7 @@ class CommandFinished(Event):
     id: str
     exit_code: int | None
     duration: float
-    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes (past limits.max_processes)
+    killed: str = ""  # "" | timeout | idle | cancelled | killed | processes | memory (past limits.max_processes/memory_mb)
     dropped_bytes: int = 0
 
 

@@ -72,13 +72,20 @@ def repair_text(text: str, kind: str, rel: str = "<text>") -> tuple[str, str]:
     if _depth(text) > MAX_DEPTH:
         raise RefactorError(f"{rel}: nested more than {MAX_DEPTH} levels deep; not repaired",
                             "A data file this deep is refused rather than risk the parser's recursion.")
-    if kind == "json":
-        from tui.refactor.repair_json import repair_json_text
+    from tui.safety.parsing import TooDeep
 
-        return repair_json_text(text, rel)
-    from tui.refactor.repair_lines import repair_toml_text, repair_yaml_text
+    try:
+        if kind == "json":
+            from tui.refactor.repair_json import repair_json_text
 
-    return repair_toml_text(text, rel) if kind == "toml" else repair_yaml_text(text, rel)
+            return repair_json_text(text, rel)
+        from tui.refactor.repair_lines import repair_toml_text, repair_yaml_text
+
+        return repair_toml_text(text, rel) if kind == "toml" else repair_yaml_text(text, rel)
+    except TooDeep as exc:  # nested by indentation (YAML), or deeper than the parsed value may be walked
+        raise RefactorError(f"{rel}: {exc.reason}; not repaired", exc.hint) from None
+    except RecursionError:  # json-repair's own reading of the damaged text recurses per level
+        raise RefactorError(f"{rel}: nested too deeply to repair", "Repair it by hand.") from None
 
 
 def repair_file(repo: Path, rel: str) -> Outcome:

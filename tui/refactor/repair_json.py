@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from tui.refactor.base import RefactorError
+from tui.safety.parsing import TooDeep, loads_json
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -56,7 +57,7 @@ def _quoted(token: str, kind: str) -> str:
         return token
     if kind == "sq":
         body = token[1:-1].replace("\\'", "'")
-        return json.dumps(json.loads('"' + body.replace('"', '\\"') + '"'), ensure_ascii=False)
+        return json.dumps(loads_json('"' + body.replace('"', '\\"') + '"'), ensure_ascii=False)
     return json.dumps(token)
 
 
@@ -166,7 +167,9 @@ def repair_json_text(text: str, rel: str) -> tuple[str, str]:
     import json_repair
 
     try:
-        json.loads(text)
+        loads_json(text, rel)
+    except TooDeep:
+        raise
     except ValueError:
         pass
     else:
@@ -175,7 +178,9 @@ def repair_json_text(text: str, rel: str) -> tuple[str, str]:
         raise RefactorError(f"{rel} is empty; there is nothing to keep", "An empty file has no value to repair.")
     fixed = patch(text, rel)
     try:
-        data = json.loads(fixed)
+        data = loads_json(fixed, rel)
+    except TooDeep:
+        raise
     except ValueError as exc:
         raise RefactorError(f"{rel}:{exc.lineno}: could not be repaired exactly ({exc.msg} in the repaired text)",  # type: ignore[attr-defined]
                             "Fix it by hand.") from None

@@ -15,6 +15,7 @@ from importlib.metadata import version
 from typing import Any, Callable
 
 from tui.refactor.base import RefactorError
+from tui.safety.parsing import loads_toml, yaml_documents
 
 MAX_ROUNDS = 200
 Fix = Callable[[list[str], int], "list[str] | None"]
@@ -80,7 +81,7 @@ TOML_FIXES: list[Fix] = [
 
 def _toml_error(text: str) -> tuple[int, str] | None:
     try:
-        tomllib.loads(text)
+        loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         m = _TOML_ERR.search(str(exc))
         return (int(m.group(1)) if m else 1), str(exc)
@@ -88,7 +89,7 @@ def _toml_error(text: str) -> tuple[int, str] | None:
 
 
 def repair_toml_text(text: str, rel: str) -> tuple[str, str]:
-    return _loop(text, rel, "TOML", _toml_error, lambda t: tomllib.loads(t), TOML_FIXES, f"tomllib (Python "
+    return _loop(text, rel, "TOML", _toml_error, lambda t: loads_toml(t), TOML_FIXES, f"tomllib (Python "
                  f"{__import__('sys').version.split()[0]}) + line fixes")
 
 
@@ -97,7 +98,7 @@ def _yaml_error(text: str) -> tuple[int, str] | None:
     import yaml
 
     try:
-        list(yaml.safe_load_all(text))
+        yaml_documents(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         return (mark.line + 1 if mark else 1), str(exc).replace("\n", " ")
@@ -164,9 +165,7 @@ YAML_FIXES: list[Fix] = [_yaml_tabs, _yaml_colon, _yaml_align, _yaml_quote_any]
 
 
 def repair_yaml_text(text: str, rel: str) -> tuple[str, str]:
-    import yaml
-
-    return _loop(text, rel, "YAML", _yaml_error, lambda t: list(yaml.safe_load_all(t)), YAML_FIXES,
+    return _loop(text, rel, "YAML", _yaml_error, lambda t: yaml_documents(t), YAML_FIXES,
                  f"PyYAML {version('PyYAML')} + line fixes")
 
 

@@ -30,6 +30,7 @@ from tui.protocol.events import Progress
 from tui.refactor import tscheck, tsenv, tsscratch
 from tui.refactor.base import Check, FileChange, Outcome, RefactorError
 from tui.refactor.tsprose import prose_changes, public_entries
+from tui.safety.parsing import loads_json
 from tui.safety.paths import read_bounded
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def _read_result(path: Path) -> dict[str, Any]:
     if len(data) > RESULT_LIMIT:
         raise RefactorError("the TypeScript engine's answer is too large")
     try:
-        result = json.loads(data)
+        result = loads_json(data, "the TypeScript engine's answer")
     except ValueError:
         return {}
     return result if isinstance(result, dict) else {}

@@ -8,7 +8,6 @@ that one command, into a fresh directory renamed into place when it succeeded.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from tui.protocol.errors import PathRefused
 from tui.refactor.base import RefactorError
 from tui.safety import hostpath
+from tui.safety.parsing import loads_json
 from tui.safety.paths import read_bounded
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def node() -> str:
 
 def _version(data: bytes) -> str:
     try:
-        meta = json.loads(data)
+        meta = loads_json(data, "typescript's package.json")
     except ValueError:
         return ""
     version = meta.get("version") if isinstance(meta, dict) and meta.get("name") == "typescript" else ""

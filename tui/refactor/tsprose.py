@@ -4,11 +4,11 @@ optional part of a proposal) and the package's public entry points (a moved name
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from tui.refactor.base import FileChange
+from tui.safety.parsing import loads_json
 
 PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc")
 PROSE_LIMIT = 2_000_000
@@ -63,7 +63,7 @@ def _out_dirs(work: Path) -> list[tuple[str, str]]:
 def public_entries(work: Path, files: list[str]) -> list[str]:
     """Source files the package.json entry points name (directly, or as the built copy of a source file)."""
     try:
-        meta = json.loads((work / "package.json").read_text(encoding="utf-8")[:PROSE_LIMIT])
+        meta = loads_json((work / "package.json").read_text(encoding="utf-8")[:PROSE_LIMIT], "package.json")
     except (OSError, ValueError):
         return []
     if not isinstance(meta, dict):

@@ -57,6 +57,8 @@ REPO_RULES: dict[str, tuple[str, str]] = {
     "limits.cpu_seconds": ("lower", "CPU a command may use"),
     "limits.file_size_mb": ("lower", "the largest file a command may write"),
     "limits.max_processes": ("lower", "processes a command may have at once"),
+    "limits.memory_mb": ("lower", "memory a command may use"),
+    "limits.read_seconds": ("lower", "time the model's read-only tools may take on your machine per turn"),
     "limits.instructions_tokens": ("lower", "repository text (AGENTS.md) sent to the model"),
     "sandbox.mode": ("stricter", "a repo may require bubblewrap, never turn the sandbox off"),
     "sandbox.env": ("never", "it would pass devagent's own environment (API keys) into commands"),
@@ -94,7 +96,8 @@ _ITEM_CHOICES: dict[str, tuple[str, ...]] = {"review.blocking": ("error", "warni
 _POSITIVE = frozenset({
     "model.max_context", "model.connect_timeout", "model.chunk_timeout", "model.total_timeout",
     "limits.command_timeout", "limits.idle_timeout", "limits.output_cap", "limits.tool_output_tokens",
-    "limits.file_tokens", "limits.cpu_seconds", "limits.file_size_mb", "limits.max_processes",
+    "limits.file_tokens", "limits.cpu_seconds", "limits.file_size_mb", "limits.max_processes", "limits.memory_mb",
+    "limits.read_seconds",
     "review.model_budget", "review.max_file_kb", "ui.output_lines",
 })
 _NON_NEGATIVE = frozenset({

@@ -10,9 +10,9 @@ is read. Writes go to a temp file in the same directory, renamed over the target
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
-import shutil
 import stat
 from pathlib import Path
 
@@ -253,8 +253,8 @@ def blocked_by_link(repo: Path, rel: str) -> str | None:
 def restore_file(repo: Path, rel: str, data: bytes, mode: str) -> None:
     """Make ``rel`` exactly a checkpoint's entry (git mode 100644, 100755 or 120000), never following a symlink.
 
-    Whatever is at ``rel`` goes first (a symlink is replaced, not written through; a directory there held only
-    ignored files).
+    Whatever is at ``rel`` goes first: a symlink is replaced, not written through; a directory only when nothing
+    but directories is left in it (restore deletes the files it holds first), else OSError(ENOTEMPTY).
     """
     parts = plain_parts(rel)
     try:
@@ -268,7 +268,7 @@ def restore_file(repo: Path, rel: str, data: bytes, mode: str) -> None:
         except FileNotFoundError:
             st = None
         if st is not None and stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(name, dir_fd=fds[-1])
+            _remove_empty_tree(name, fds[-1])
         elif st is not None:
             os.unlink(name, dir_fd=fds[-1])
         if mode == "120000":
@@ -277,6 +277,16 @@ def restore_file(repo: Path, rel: str, data: bytes, mode: str) -> None:
             _write_in(fds[-1], name, data, 0o755 if mode == "100755" else 0o644)
     finally:
         _close(fds)
+
+
+def _remove_empty_tree(name: str, dir_fd: int) -> None:
+    """Remove the directory ``name`` and the empty directories in it; anything else in it stops this (ENOTEMPTY)."""
+    for _, dirnames, filenames, fd in os.fwalk(name, dir_fd=dir_fd, topdown=False, follow_symlinks=False):
+        if filenames:
+            raise OSError(errno.ENOTEMPTY, "holds files no checkpoint covers", name)
+        for sub in dirnames:
+            os.rmdir(sub, dir_fd=fd)  # a symlink to a directory is listed here too: rmdir refuses it
+    os.rmdir(name, dir_fd=dir_fd)
 
 
 def remove_file(repo: Path, rel: str) -> None:

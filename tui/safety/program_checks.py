@@ -13,12 +13,13 @@ import re
 
 # program -> (options that write a file, options that run another program)
 OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "sort": (("-o", "--output"), ("--compress-program",)),
+    "sort": (("-o", "--output", "-T", "--temporary-directory"), ("--compress-program",)),
     "tree": (("-o", "--output", "-R"), ()),
     "iconv": (("-o", "--output"), ()),
     "file": (("-C", "--compile"), ()),
     "rg": ((), ("--pre", "--pre-glob", "-z", "--search-zip")),
     "ag": ((), ("--pager",)),
+    "ack": ((), ("--pager",)),
     "fd": ((), ("-x", "--exec", "-X", "--exec-batch")),
     "fdfind": ((), ("-x", "--exec", "-X", "--exec-batch")),
     "bat": ((), ("--pager",)),
@@ -179,7 +180,11 @@ def sed_risk(args: list[str]) -> str:
 # ---------------------------------------------------------------- awk
 
 _AWK_RUNS = re.compile(r"\bsystem\b|\bgetline\b|\||>|@")
-_AWK_FILE_OPTS = ("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-W")
+# a program or extension from a file, mawk's -W options, and gawk's options that write a file (the profile,
+# the pretty-printed program, the variable dump: each to awkprof.out/awkvars.out when no name is given) or
+# read debugger commands
+_AWK_FILE_OPTS = ("-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-W", "-o", "--pretty-print",
+                  "-p", "--profile", "-d", "--dump-variables", "-D", "--debug")
 
 
 def awk_runs(args: list[str]) -> bool:

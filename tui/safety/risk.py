@@ -153,6 +153,8 @@ def _program_labels(lab: _Labeller, cmd: ParsedCommand) -> bool:
         lab.target(*pos[1], "writes")
     if prog == "date" and P.has_option(cmd.args, "-s", "--set"):
         lab.add("privilege", "date --set changes the system clock")
+    if prog == "hostname" and (pos or P.has_option(cmd.args, "-F", "--file", "-b", "--boot")):
+        lab.add("privilege", "hostname NAME changes the host name")
     if prog in ("curl", "wget") and (flags & {"-o", "-O", "--output", "--remote-name"} or prog == "wget"):
         lab.add("writes-repo", f"{prog} saves a download")
     if prog in ("truncate", "mkfs", "wipefs", "fdisk", "parted"):

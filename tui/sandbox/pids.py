@@ -30,7 +30,7 @@ class PidsBound:
     detail: str = ""
 
 
-def _own_cgroup(version: str) -> str:
+def _own_cgroup(version: str, controller: str = "pids") -> str:
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
@@ -39,7 +39,7 @@ def _own_cgroup(version: str) -> str:
         ident, controllers, path = (line.split(":", 2) + ["", ""])[:3]
         if version == "v2" and ident == "0" and controllers == "":
             return path
-        if version == "v1" and "pids" in controllers.split(","):
+        if version == "v1" and controller in controllers.split(","):
             return path
     return ""
 
@@ -59,15 +59,19 @@ def _mounts() -> list[tuple[str, str, str]]:
     return found
 
 
-def _usable(parent: Path) -> bool:
-    """Make (and remove) a probe cgroup with a pids limit: the only honest test of permission."""
+def usable(parent: Path, limit_files: tuple[str, ...] = ("pids.max",), value: str = "16") -> bool:
+    """Make (and remove) a probe cgroup with a limit (in the first of ``limit_files`` it has) that a shell
+    joins: the only honest test of permission."""
     probe = parent / f"devagent-probe-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     try:
         probe.mkdir()
     except OSError:
         return False
     try:
-        (probe / "pids.max").write_text("16")
+        limit = next((probe / name for name in limit_files if (probe / name).exists()), None)
+        if limit is None:
+            return False
+        limit.write_text(value)
         joined = subprocess.run(["/bin/sh", "-c", _JOIN, str(probe / "cgroup.procs"), "true"],
                                 stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
         return joined.returncode == 0
@@ -80,18 +84,19 @@ def _usable(parent: Path) -> bool:
             pass
 
 
-def _candidates() -> list[tuple[Path, str]]:
+def candidates(controller: str = "pids") -> list[tuple[Path, str]]:
+    """Where per-command cgroups with ``controller`` could be made: (parent, "cgroup v1"/"cgroup v2")."""
     found: list[tuple[Path, str]] = []
     for point, fstype, options in _mounts():
         if fstype == "cgroup2":
             own = Path(point) / _own_cgroup("v2").lstrip("/")
             try:
-                if "pids" in (own / "cgroup.subtree_control").read_text().split():
+                if controller in (own / "cgroup.subtree_control").read_text().split():
                     found.append((own, "cgroup v2"))
             except OSError:
                 pass
-        elif "pids" in options.split(","):
-            found.append((Path(point) / _own_cgroup("v1").lstrip("/"), "cgroup v1"))
+        elif controller in options.split(","):
+            found.append((Path(point) / _own_cgroup("v1", controller).lstrip("/"), "cgroup v1"))
     return found
 
 
@@ -104,8 +109,8 @@ def detect_bound() -> PidsBound:
         return _detected[0]
     bound = PidsBound("watchdog", None, "a watchdog counts each command's processes and kills it past the limit "
                       "(no pids cgroup devagent may create here)")
-    for parent, what in _candidates():
-        if _usable(parent):
+    for parent, what in candidates():
+        if usable(parent):
             _remove_stale(parent)
             bound = PidsBound("cgroup", parent, f"a pids cgroup per command ({what}, under {parent})")
             break

@@ -194,7 +194,7 @@ def child_env(config: Config, home: str, marker: str, extra: dict[str, str] | No
 def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env: dict[str, str], cwd: Path,
                masks: list[tuple[str, bool]], writable: list[str], repo_bind: bool = True,
                ro_binds: list[str] | None = None, after_repo: list[str] | None = None,
-               view: Path | None = None) -> list[str]:
+               view: Path | None = None, tmp_mb: int = 0) -> list[str]:
     """The tested profile from DESIGN.md, in its order (--tmpfs /tmp must precede the repo bind).
 
     ``ro_binds``: interpreters/toolchains the private /tmp would hide (projenv.hidden_roots); mounted before
@@ -202,12 +202,14 @@ def bwrap_argv(bwrap: str, repo: Path, gitdirs: list[str], *, network: bool, env
     mounted after the repo and the writable paths (a work tree beside a scratch copy), before the git dirs and masks.
     ``view``: a throwaway copy of the work tree bound at the repo's path instead of the tree itself (candidates are
     tried there; the real tree's ignored directories the checks need come in ``after_repo``, read-only).
+    ``tmp_mb``: the private /tmp's size (its pages are memory: limits.memory_mb).
     """
     argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         argv.append("--share-net")
     argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev",
-             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+             *(["--size", str(tmp_mb * 1024 * 1024)] if tmp_mb else []), "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
     for path in ro_binds or ():
         argv += ["--ro-bind", path, path]
     if repo_bind:

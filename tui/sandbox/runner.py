@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from tui import projenv
-from tui.sandbox import leftovers, procs
+from tui.sandbox import leftovers, memory, procs
 from tui.sandbox.pids import PidsBound, PidsGroup, detect_bound
 from tui.sandbox.sockets import socket_masks
 from tui.sandbox.status import StatusPipe
@@ -44,13 +44,6 @@ _F_SETPIPE_SZ = 1031
 _PRLIMIT = shutil.which("prlimit", path="/usr/bin:/bin:/usr/sbin:/sbin") or ""
 
 
-def _limit_pair(which: int, value: int) -> tuple[int, int]:
-    """(soft, hard) no higher than the current hard limit; CPU gets a 5 s hard margin (SIGXCPU, then SIGKILL)."""
-    _soft, hard = resource.getrlimit(which)
-    soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-    if which == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY:
-        return soft, soft + 5
-    return soft, soft
 _POLL = 0.05
 _PIDS_POLL = 0.05  # how often a run's process count is checked
 
@@ -168,6 +161,7 @@ class Sandbox:
         self.config = config
         self.info = info or detect(config)
         self.bound = bound or self._choose_bound()
+        self.memory = memory.detect_memory()
         self._runs: set[_Run] = set()
         self._gitdirs: list[str] | None = None
         self._home: str | None = None
@@ -210,15 +204,16 @@ class Sandbox:
         inner_env = child_env(self.config, SANDBOX_HOME, marker, extra)
         bwrap = hostpath.which("bwrap") or "bwrap"
         writable = [w for w in writable if os.path.exists(w)]
+        binds = projenv.hidden_roots(projenv.own_environment(), project.interpreter, self.repo,
+                                     "" if isinstance(command, str) else argv[0])
         masks = secret_masks(self.config, self.repo)
         for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
             masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
-        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only])
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only], bound=binds)
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
-                          masks=masks, writable=writable, view=self.view,
-                          ro_binds=projenv.hidden_roots(inner_env, project.interpreter, self.repo,
-                                                        "" if isinstance(command, str) else argv[0]),
-                          after_repo=[p for p in self.read_only if os.path.isdir(p)])
+                          masks=masks, writable=writable, view=self.view, ro_binds=binds,
+                          after_repo=[p for p in self.read_only if os.path.isdir(p)],
+                          tmp_mb=self.config.limits.memory_mb)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
 
@@ -235,9 +230,10 @@ class Sandbox:
 
     def _rlimits(self) -> list[tuple[int, int, str]]:
         limits = self.config.limits
+        per_process = [] if self.memory.kind == "cgroup" else [(resource.RLIMIT_AS, limits.memory_mb << 20, "as")]
         return [(resource.RLIMIT_CPU, limits.cpu_seconds, "cpu"),
                 (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024, "fsize"),
-                (resource.RLIMIT_CORE, 0, "core")]
+                (resource.RLIMIT_CORE, 0, "core"), *per_process]
 
     def _with_prlimit(self, argv: list[str]) -> list[str] | None:
         """The `prlimit` program sets the rlimits without a Python preexec_fn (which forces a slow fork)."""
@@ -246,7 +242,7 @@ class Sandbox:
             return None
         opts = []
         for which, value, name in self._rlimits():
-            soft, hard = _limit_pair(which, value)
+            soft, hard = memory.limit_pair(which, value)
             opts.append(f"--{name}={soft}:{hard}")
         return [prlimit, *opts, "--", *argv]
 
@@ -268,7 +264,7 @@ class Sandbox:
 
     def _preexec(self) -> None:
         for which, value, _name in self._rlimits():
-            resource.setrlimit(which, _limit_pair(which, value))
+            resource.setrlimit(which, memory.limit_pair(which, value))
 
     # -- running --------------------------------------------------------------------------------
 
@@ -285,9 +281,9 @@ class Sandbox:
         status = StatusPipe() if self.info.kind == "bwrap" else None
         if status is not None:
             argv[1:1] = status.flags()
-        group = self._pids_group()
-        if group is not None:
-            argv = group.wrap(argv)
+        group, mem = self._pids_group(), memory.group_for(self.memory, limits.memory_mb)
+        for bound in (group, mem):
+            argv = bound.wrap(argv) if bound is not None else argv
         limited = self._with_prlimit(argv)
         loop = asyncio.get_running_loop()
         out = OutputBuffer(limits.output_cap, on_output, loop)
@@ -298,8 +294,8 @@ class Sandbox:
                 stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=None if limited else self._preexec,
                 env=host_env, cwd=workdir, pass_fds=(status.write_fd,) if status else ())
         except OSError as exc:
-            if group is not None:
-                group.remove()
+            for bound in (group, mem):
+                bound.remove() if bound is not None else None
             if status is not None:
                 status.close()
             raise SandboxError(f"cannot start {argv[0]}: {exc.strerror or exc}",
@@ -324,6 +320,9 @@ class Sandbox:
             refused = group.refused() if group is not None else 0
             if group is not None:
                 group.remove()
+            oom = mem.oom_kills() if mem is not None else 0
+            if mem is not None:
+                mem.remove()
             if status is not None:
                 if not killed and transport.get_returncode() not in (None, 0) and not status.command_ran() \
                         and "bwrap: execvp " not in out.text()[-2000:]:  # a program that is not there is not a
@@ -335,6 +334,11 @@ class Sandbox:
                 what = "stopped" if killed else f"{refused} forks refused"
                 out.add(f"\n[devagent: {what}: more than {limits.max_processes} processes at once "
                         "(limits.max_processes)]\n".encode())
+            code = transport.get_returncode()
+            why = memory.note(limits.memory_mb, self.memory.kind, oom, code not in (None, 0), out.text()[-2000:])
+            killed = "memory" if oom and (killed or code in (137, -9)) else killed
+            if why:
+                out.add(f"\n[devagent: {why}]\n".encode())
             for note in leftovers.sweep(self.view or self.repo):  # the whole tree is gone: nothing can add more now
                 out.add(f"\n[devagent: {note}]\n".encode())
             out.close()

@@ -64,11 +64,15 @@ def _inside(path: str, dirs: list[str]) -> bool:
     return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
-def socket_masks(keep: list[str], runtime_dir: str | None = None) -> list[tuple[str, bool]]:
+def socket_masks(keep: list[str], runtime_dir: str | None = None, bound: list[str] | None = None
+                 ) -> list[tuple[str, bool]]:
     """(path, is_dir) to hide: socket directories (tmpfs), then each remaining socket file (/dev/null).
 
     A directory holding one of ``keep`` (the repo, its git dirs, writable paths) is never covered whole.
+    ``bound``: host directories under /tmp bound back into the sandbox (toolchains): their sockets are the
+    host's too, listed or not (a socket bound in another network namespace is not in /proc/net/unix).
     """
+    bound = bound or []
     runtime = runtime_dir if runtime_dir is not None else os.environ.get("XDG_RUNTIME_DIR", "")
     dirs: list[str] = []
     for candidate in (*SOCKET_DIRS, runtime):
@@ -78,9 +82,10 @@ def socket_masks(keep: list[str], runtime_dir: str | None = None) -> list[tuple[
             dirs += [d for d in dict.fromkeys((candidate, real)) if d not in dirs]
     masks: list[tuple[str, bool]] = [(d, True) for d in dirs]
     seen: set[str] = set()
-    for path in [*_listed_sockets(), *_walk("/run", dirs), *_walk(os.path.realpath("/var/run"), dirs)]:
+    walked = [p for root in ("/run", os.path.realpath("/var/run"), *bound) for p in _walk(root, dirs)]
+    for path in [*_listed_sockets(), *walked]:
         for variant in (path, os.path.realpath(path)):
-            private = variant.startswith(_NOT_HOST) and not _inside(variant, keep)  # /tmp: only the repo is the host's
+            private = variant.startswith(_NOT_HOST) and not _inside(variant, keep + bound)  # /tmp: only what is bound
             if variant in seen or _inside(variant, dirs) or private:
                 continue
             seen.add(variant)

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.safety.parsing import loads_json, loads_toml
 from tui.safety.paths import read_regular
 from tui.testing.detect import PROJECT_FILE_LIMIT, SKIP_DIRS, list_files
 
@@ -80,8 +81,8 @@ def _majority(counter: Counter[str], default: str) -> str:
 
 
 def _package_json(root: Path) -> dict:
-    try:
-        data = json.loads(_read(root / "package.json") or "{}")
+    try:  # nested too deeply: TooDeep (a ToolError) says so, and nothing is scaffolded from a guess
+        data = loads_json(_read(root / "package.json") or "{}", str(root / "package.json"))
     except json.JSONDecodeError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -175,8 +176,9 @@ def _python_project(root: Path, files: list[str], project: Project) -> None:
     conv.naming = "snake"
     pyproject = _read(root / "pyproject.toml")
     try:
-        deps = " ".join(str(d) for d in tomllib.loads(pyproject).get("project", {}).get("dependencies", []))
-    except tomllib.TOMLDecodeError:
+        deps = " ".join(str(d) for d in loads_toml(pyproject, str(root / "pyproject.toml")).get("project", {})
+                        .get("dependencies", []))
+    except (tomllib.TOMLDecodeError, AttributeError, TypeError):  # not TOML, or `project` is not a table
         deps = ""
     if "textual" in deps or any("from textual" in _read(root / f) for f in files if f.endswith(".py")
                                 and f.startswith(project.package_dir or "~")):

@@ -12,6 +12,7 @@ import textwrap
 from typing import Any
 
 from tui.protocol.errors import ToolError
+from tui.safety.parsing import parse_python
 from tui.symbols.model import Symbol
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -33,8 +34,8 @@ def keeps_returning(target: Symbol, source: str, new_body: ast.Module) -> None:
     """A new body for a function that returned a value, with no return in it, makes it return None: refused
     with the current code (pluggy, outside the benchmark: ``return name`` became one assignment statement)."""
     try:
-        old = ast.parse(textwrap.dedent(source)).body
-    except SyntaxError:
+        old = parse_python(textwrap.dedent(source)).body
+    except (SyntaxError, ValueError):
         return
     if not old or not isinstance(old[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
@@ -59,7 +60,7 @@ def unwrapped(tree: ast.Module, code: str, wanted: str) -> tuple[ast.Module, str
     lines = code.split("\n")[min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1:node.end_lineno]
     method = textwrap.dedent("\n".join(lines))
     try:
-        return ast.parse(method), method
+        return parse_python(method), method
     except SyntaxError:  # a string that starts a line at column 0 keeps the indentation: leave it as it was
         return tree, code
 
@@ -92,7 +93,7 @@ def without_demo(tree: ast.Module, code: str) -> tuple[ast.Module, str, str]:
     shown = ", ".join(lines[n.lineno - 1].strip()[:40] for n in tail[:2]) + (", ..." if len(tail) > 2 else "")
     note = (f"left out the {len(tail)} statement(s) after the definition ({shown}): they are code to run, not "
             "part of it; to run them use run_python")
-    return ast.parse(kept), kept, note
+    return parse_python(kept), kept, note
 
 
 def parameter_meant(source: str, tree: ast.Module, rel: str) -> None:
@@ -108,8 +109,8 @@ def parameter_meant(source: str, tree: ast.Module, rel: str) -> None:
     if not isinstance(target, ast.Name) or first is None or first.value is None:
         return
     try:
-        module = ast.parse(source)
-    except SyntaxError:
+        module = parse_python(source)
+    except (SyntaxError, ValueError):
         return
     hits = []
     for node in ast.walk(module):

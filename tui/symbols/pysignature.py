@@ -15,6 +15,7 @@ import ast
 import re
 
 from tui.protocol.errors import ToolError
+from tui.safety.parsing import parse_python
 
 # How many arguments besides self Python passes to these (repr(x), len(x), x == y, x[k] = v, ...).
 FIXED = {**dict.fromkeys(("__repr__", "__str__", "__len__", "__bool__", "__hash__", "__iter__", "__next__",
@@ -37,8 +38,8 @@ def _params(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[
 def _attributes(source: str, owner: str) -> list[str]:
     """The ``self.x`` the class ``owner`` assigns anywhere in its methods, in order of first assignment."""
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError):
         return []
     found: dict[str, None] = {}
     for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == owner]:
@@ -80,7 +81,7 @@ def check_new(rel: str, old: str | None, new: str, request: str) -> None:
     if not rel.endswith(".py") or old is None:
         return
     try:
-        before, after = _functions(ast.parse(old)), ast.parse(new)
+        before, after = _functions(parse_python(old)), parse_python(new)
     except (SyntaxError, ValueError):
         return
     for qualname, node in _functions(after).items():

@@ -12,6 +12,7 @@ import ast
 import re
 
 from tui.protocol.errors import ToolError
+from tui.safety.parsing import parse_python
 from tui.symbols.indent import clean_code, first_line_fixed, indent_block, indent_unit, reindent_python
 from tui.symbols.model import Symbol, find, is_test_file, walk
 from tui.symbols.pyguards import keeps_returning, member_meant, parameter_meant, unwrapped, without_demo
@@ -30,7 +31,7 @@ def parse_code(code: str) -> tuple[ast.Module, str]:
     first_error: SyntaxError | None = None
     for candidate in (cleaned, first_line_fixed(cleaned), *_lines_from_spaces(cleaned)):
         try:
-            return ast.parse(candidate), candidate
+            return parse_python(candidate), candidate
         except SyntaxError as err:
             first_error = first_error or err
         except (ValueError, RecursionError) as err:
@@ -96,7 +97,7 @@ def _as_method(code: str, tree: ast.Module, node: ast.stmt) -> tuple[str, ast.Mo
     lines[row] = lines[row][:found.end()] + ("self" if rest.lstrip().startswith(")") else "self, ") + rest
     new = "\n".join(lines)
     try:
-        return new, ast.parse(new)
+        return new, parse_python(new)
     except (SyntaxError, ValueError, RecursionError):
         return code, tree
 
@@ -167,7 +168,7 @@ class _Splice:
 
     def hoist(self, imports: list[str]) -> int:
         """Add the code's imports the file lacks after its last top-level import; how many lines were added."""
-        tree = ast.parse("\n".join(self.lines))
+        tree = parse_python("\n".join(self.lines))
         bound: set[str] = set()
         last_import, first_def = 0, None
         for node in tree.body:
@@ -179,7 +180,7 @@ class _Splice:
                 first_def = node
         missing = []
         for source in imports:
-            names = {(a.asname or a.name.split(".")[0]) for n in ast.parse(source).body
+            names = {(a.asname or a.name.split(".")[0]) for n in parse_python(source).body
                      for a in getattr(n, "names", [])}
             if not names <= bound:
                 missing.append(source)
@@ -259,7 +260,7 @@ def splice_python(text: str, symbol: str, code: str, rel: str) -> Spliced:
         return Spliced(bom + header.text, header.action, header.qualname, header.start, header.end, header.note)
     tree, cleaned = parse_code(code)
     imports, code = _split_imports(tree, cleaned)
-    tree = ast.parse(code) if imports else tree
+    tree = parse_python(code) if imports else tree
     tree, code, demo = without_demo(tree, code)
     tree, code = unwrapped(tree, code, wanted)
     defs = [n for n in tree.body if isinstance(n, _DEFS)]
@@ -321,13 +322,13 @@ def _new_header(text: str, wanted: str, code: str, rel: str) -> Spliced | None:
     if not shape or shape.group(1) != wanted.rsplit(".", 1)[-1]:
         return None
     try:
-        ast.parse(cleaned)
+        parse_python(cleaned)
         return None  # it parses: a definition with a body, not a lone header
     except (SyntaxError, ValueError, RecursionError):
         pass
     try:
-        new = ast.parse(cleaned + "\n    pass\n").body
-        tree = ast.parse(text)
+        new = parse_python(cleaned + "\n    pass\n").body
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
     if len(new) != 1 or not isinstance(new[0], (ast.FunctionDef, ast.AsyncFunctionDef)) or \
@@ -404,7 +405,7 @@ def place_appended(text: str, body: str) -> str | None:
 def first_def_name(code: str) -> str:
     """The name the code defines first ('' when it defines nothing or does not parse)."""
     try:
-        tree = ast.parse(first_line_fixed(clean_code(code)))
+        tree = parse_python(first_line_fixed(clean_code(code)))
     except (SyntaxError, ValueError, RecursionError):
         return ""
     return next((n.name for n in tree.body if isinstance(n, _DEFS)), "")

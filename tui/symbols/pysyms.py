@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
+from tui.safety.parsing import TooDeep, parse_python
 from tui.symbols.model import Symbol
 
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
@@ -19,10 +20,12 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def parse(text: str) -> tuple[ast.Module | None, str]:
     """(tree, '') or (None, 'line N: message')."""
     try:
-        return ast.parse(text[1:] if text.startswith("\ufeff") else text), ""  # a BOM is valid in a source file
+        return parse_python(text[1:] if text.startswith("\ufeff") else text), ""  # a BOM is valid in a source file
     except SyntaxError as err:
         return None, f"line {err.lineno or 0}: {err.msg}"
-    except (ValueError, RecursionError, MemoryError) as err:
+    except TooDeep as err:
+        return None, f"line 1: {err.reason}"
+    except ValueError as err:
         return None, f"line 1: {err}"
 
 

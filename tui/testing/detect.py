@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.git.facade import GitRepo
+from tui.safety.parsing import TooDeep, loads_json, loads_toml
 from tui.safety.paths import read_regular
 from tui.protocol.errors import ToolError
 from tui.testing.model import Suite
@@ -50,15 +51,21 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _pytest_source(d: Path, names: set[str], files_in_dir: list[str]) -> str:
+def _where(prefix: str, name: str) -> str:
+    """A project file's path in the repo from its suite prefix (``web:`` -> ``web/package.json``)."""
+    return f"{prefix[:-1]}/{name}" if prefix else name
+
+
+def _pytest_source(d: Path, names: set[str], files_in_dir: list[str], prefix: str = "") -> str:
     if "pytest.ini" in names:
         return "pytest.ini"
     if "pyproject.toml" in names:
         try:
-            data = tomllib.loads(_read(d / "pyproject.toml"))
+            data = loads_toml(_read(d / "pyproject.toml"), _where(prefix, "pyproject.toml"))
         except tomllib.TOMLDecodeError:
             data = {}
-        if "pytest" in data.get("tool", {}):
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "pytest" in tool:
             return "pyproject.toml [tool.pytest.ini_options]"
     for name, section in (("setup.cfg", "tool:pytest"), ("tox.ini", "pytest")):
         if name in names:
@@ -100,7 +107,7 @@ def js_kind(script: str) -> str:
 
 def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
     try:
-        pkg = json.loads(_read(d / "package.json") or "{}")
+        pkg = loads_json(_read(d / "package.json") or "{}", _where(prefix, "package.json"))
     except json.JSONDecodeError:
         return None
     script = (pkg.get("scripts") or {}).get("test") if isinstance(pkg, dict) else None
@@ -137,7 +144,7 @@ def _suites_in(d: Path, repo: Path, names: set[str], files_in_dir: list[str], ca
     rel = d.relative_to(repo).as_posix()
     prefix = "" if rel == "." else f"{rel}:"
     found: list[Suite] = []
-    source = _pytest_source(d, names, files_in_dir)
+    source = _pytest_source(d, names, files_in_dir, prefix)
     if source:
         found.append(python_suite(d, repo, prefix, source, files_in_dir, config))
     if "package.json" in names:
@@ -183,6 +190,7 @@ def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
         for depth in range(0, min(len(parts) - 1, MAX_DEPTH) + 1):
             by_dir.setdefault("/".join(parts[:depth]), []).append("/".join(parts[depth:]))
     suites: list[Suite] = []
+    too_deep: list[TooDeep] = []
     workspace_roots: list[str] = []
     for rel in sorted(by_dir, key=lambda r: (r.count("/") + bool(r), r)):
         entries = by_dir[rel]
@@ -193,7 +201,12 @@ def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
         in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
         if "Cargo.toml" in names and "[workspace]" in _read(d / "Cargo.toml"):
             workspace_roots.append(rel)
-        suites.extend(_suites_in(d, repo, names, entries, in_workspace, config))
+        try:
+            suites.extend(_suites_in(d, repo, names, entries, in_workspace, config))
+        except TooDeep as exc:  # every such file is named, then nothing runs on a guess
+            too_deep.append(exc)
+    if too_deep:
+        raise ToolError("Test detection stopped: " + "; ".join(e.message for e in too_deep) + ".", too_deep[0].hint)
     return suites
 
 

@@ -150,6 +150,8 @@ def diagnose(kind: str, output: str, exit_code: int | None, killed: str, parsed:
             what = f" matching {selection!r}" if selection else ""
             return Diagnosis(NO_TESTS, f"no tests were collected{what}",
                              "Check the selection (a file path, test id or name) and the test files' names.")
+        if parsed.unread:  # the runner's report was there but devagent would not parse it
+            return Diagnosis(NO_COUNTS, parsed.unread, "Read the output below; the report could not be used.")
         if exit_code == 0:
             return Diagnosis(NO_COUNTS, "the command succeeded but printed no test counts",
                              "Read the output below; the counts could not be parsed.")

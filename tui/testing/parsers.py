@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui.safety.parsing import TooDeep, loads_json
 from tui.testing.model import Failure
 
 
@@ -26,6 +27,7 @@ class Parsed:
     skipped: int = 0
     failures: list[Failure] = field(default_factory=list)
     source: str = "none"
+    unread: str = ""  # why a report the run wrote was not read (nested too deeply)
 
     @property
     def found(self) -> bool:
@@ -175,8 +177,8 @@ def parse_go_json(text: str, base: Path, repo: Path) -> Parsed:
         if not raw.startswith("{"):
             continue
         try:
-            ev = json.loads(raw)
-        except json.JSONDecodeError:
+            ev = loads_json(raw, "a go test -json line")
+        except ValueError:  # not JSON, or nested too deeply: not an event
             continue
         out.source = "go-json"
         key = (ev.get("Package", ""), ev.get("Test", ""))
@@ -217,7 +219,9 @@ def parse_go_json(text: str, base: Path, repo: Path) -> Parsed:
 def parse_jest_json(text: str, base: Path, repo: Path, source: str = "jest-json") -> Parsed:
     """jest ``--json`` and vitest's json reporter (same shape)."""
     try:
-        data = json.loads(text)
+        data = loads_json(text, f"the {source.split('-')[0]} report")
+    except TooDeep as exc:
+        return Parsed(unread=exc.message)
     except json.JSONDecodeError:
         return Parsed()
     if not isinstance(data, dict) or "testResults" not in data:

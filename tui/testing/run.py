@@ -186,10 +186,12 @@ def parse_output(plan: Plan, output: str, repo: Path, files: Path | None = None)
         parsed = parsers.parse_go_json(output, base, repo)
     elif kind == "cargo":
         parsed = parsers.parse_cargo(output, base, repo)
+    unread = parsed.unread
     if not parsed.found and ("TAP version" in output or kind == "node"):
         parsed = parsers.parse_tap(output, base, repo)
     if not parsed.found:
         parsed = parsers.parse_summary(output)
+    parsed.unread = unread
     return parsed
 
 

@@ -13,6 +13,7 @@ import difflib
 import json
 from typing import Any
 
+from tui.safety.parsing import TooDeep, loads_json
 from tui.safety.paths import resolve_in_repo
 from tui.symbols import Outline, find, language_of, outline_of, walk
 from tui.symbols.render import header, render
@@ -119,8 +120,10 @@ def _json_outline(rel: str, text: str, wanted: str, budget: int) -> ToolResult |
     have?": the model asked outline(package.json, devDependencies), was told there was no such definition, then
     read the file and counted 20 of 29 by eye). None when the text is not JSON."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads_json(text, rel)
+    except TooDeep as exc:
+        return ToolResult(False, exc.message, f"outline {rel}: {exc.reason}")
+    except ValueError:
         return None
     node, path = data, []
     for part in ([wanted] if isinstance(data, dict) and wanted in data else wanted.split(".")) if wanted else []:

@@ -15,6 +15,7 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import ToolError
 from tui.protocol.events import CommandFinished, CommandOutput, CommandStarted
+from tui.safety.parsing import compile_check
 from tui.tools.base import ToolContext, ToolResult, ToolSpec, params
 from tui.tools.support.common import CHARS_PER_TOKEN, bound, int_arg, str_arg
 from tui.tools.support.edits import checkpoint
@@ -44,7 +45,7 @@ def unescaped_newlines(code: str) -> str:
     """``f.write('\\n')`` written into a JSON string without escaping the backslash arrives with a real newline
     between the quotes (a syntax error): put the escape back when that makes the code compile."""
     try:
-        compile(code, "<run_python>", "exec")
+        compile_check(code, "<run_python>")
         return code
     except SyntaxError as err:
         if "unterminated string" not in str(err.msg):
@@ -53,7 +54,7 @@ def unescaped_newlines(code: str) -> str:
         return code
     fixed = re.sub(r"(['\"])\n(\1)", r"\1\\n\2", code)
     try:
-        compile(fixed, "<run_python>", "exec")
+        compile_check(fixed, "<run_python>")
     except (SyntaxError, ValueError):
         return code
     return fixed

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tui.protocol.errors import DevagentError
+from tui.safety.literal import visible
 
 if TYPE_CHECKING:
     from tui.app.screens.main import MainScreen
@@ -41,7 +42,11 @@ async def _commit(screen: "MainScreen") -> None:
     async def generate(diff: str) -> tuple[str, str]:
         return await message_for(screen, repo, diff)
 
+    shown: list[Any] = []
+
     async def commit(message: str, no_verify: bool) -> Any:
+        if not no_verify:
+            await _hooks_agreed(repo, shown)
         started = time.monotonic()
         result = await asyncio.to_thread(repo.commit, message, no_verify=no_verify)
         done.append((result, time.monotonic() - started))
@@ -56,6 +61,23 @@ async def _commit(screen: "MainScreen") -> None:
         return
     result, duration = done[-1]
     _report(screen, sha, result.output, duration)
+
+
+async def _hooks_agreed(repo: Any, shown: list[Any]) -> None:
+    """Hooks the work tree controls that changed since the session began: the first ctrl+s shows them (the
+    commit is refused with them in the hook pane); the same changes shown, the next ctrl+s runs them."""
+    from tui.git import hookwatch
+
+    changes = await asyncio.to_thread(hookwatch.changed, repo)
+    if not changes:
+        return
+    if shown and shown[-1] == changes:
+        await asyncio.to_thread(hookwatch.accept, repo)
+        return
+    shown.append(changes)
+    err = hookwatch.refusal(changes)
+    raise DevagentError(visible(err.message), "Press ctrl+s again to run them and commit; tick --no-verify to commit "
+                        "without hooks; esc cancels.")
 
 
 async def message_for(screen: "MainScreen", repo: Any, staged: str) -> tuple[str, str]:

@@ -1,6 +1,8 @@
 """`u`: restore the newest checkpoint that differs from the working tree, after showing its diff.
 
-Restoring checkpoints the current state first, so pressing `u` again undoes the undo.
+Restoring checkpoints the current state first, so pressing `u` again undoes the undo. Before anything is written
+the screen says which of the changes undo reverses are already committed (and in which commit), and which files
+no checkpoint holds it saves first; what it would have to destroy (a nested repository) stops it with a message.
 Nothing is written while git is busy (index.lock, a merge...) or while a command runs.
 """
 
@@ -26,23 +28,26 @@ async def _undo(screen: "MainScreen") -> None:
     from tui.app.screens.undo import UndoScreen
     from tui.app.widgets.agent_pane import AgentPane
     from tui.git import checkpoints
-    from tui.git.diffs import DiffIndex
     from tui.git.repo import Repo
+    from tui.git.undoplan import describe, plural, saved_note
 
     try:
         repo = await asyncio.to_thread(Repo, screen.repo)
         await asyncio.to_thread(repo.ensure_writable)
         cp = await asyncio.to_thread(checkpoints.resolve, repo, None)
-        diff = await asyncio.to_thread(checkpoints.undo_diff, repo, cp)
+        seen = await asyncio.to_thread(checkpoints.preview, repo, cp)
     except DevagentError as err:
         screen.notify(f"Undo: {err.message} {err.hint}".strip(), severity="warning", timeout=8)
         return
     what = f"checkpoint {cp.short} ({cp.label})"
-    if not diff.strip():
+    if not seen.files:
         screen.notify(f"Nothing to undo: the working tree already equals {what}.", timeout=4)
         return
-    files = len(DiffIndex.from_text(diff).files)
-    if not await screen.app.push_screen_wait(UndoScreen(diff, what, files)):
+    if seen.problem:
+        screen.notify(f"Undo: {seen.problem}", severity="error", timeout=12)
+        return
+    notes = describe(seen.committed, len(seen.files)) + ([saved_note(seen.save)] if seen.save else [])
+    if not await screen.app.push_screen_wait(UndoScreen(seen.diff, what, len(seen.files), notes)):
         screen.notify("Undo cancelled; nothing changed.", timeout=3)
         return
     session_id = getattr(screen.session, "session_id", None)
@@ -51,8 +56,9 @@ async def _undo(screen: "MainScreen") -> None:
     except DevagentError as err:
         screen.notify(f"Undo failed: {err.message} {err.hint}".strip(), severity="error", timeout=8)
         return
-    text = (f"undo: restored {what}, {files} file(s). The state before is checkpoint {before.short}: "
-            "press u again to undo this undo. Ignored files were not touched.")
+    text = (f"undo: restored {what}, {plural(len(seen.files), 'file')}. The state before is checkpoint "
+            f"{before.short}: press u again to undo this undo. Ignored files were not touched"
+            + (", except those saved first." if seen.save else "."))
     screen.query_one(AgentPane).add_notice(text)
     screen.notify(text, timeout=6)
     screen.diff.refresh_repo()

@@ -14,8 +14,9 @@ from textual.widgets import Static
 
 from tui.app.widgets.diff_view import DiffView
 
-NOT_COVERED = ("Ignored files (.gitignore: build output, node_modules, an ignored .env...) are not covered: "
-               "undo neither restores nor deletes them. Your index (what you staged) is not touched.")
+NOT_COVERED = ("Ignored files (.gitignore: build output, node_modules, an ignored .env...) are not covered: undo "
+               "neither restores nor deletes them, except one it would replace, which it saves first. Your index "
+               "(what you staged) and your commits are not touched.")
 
 
 class UndoScreen(ModalScreen[bool | None]):
@@ -31,21 +32,26 @@ class UndoScreen(ModalScreen[bool | None]):
     UndoScreen > Vertical { width: 95%; height: 95%; border: thick $warning; background: $surface; padding: 0 1; }
     UndoScreen #undo-what { height: auto; }
     UndoScreen #undo-note { height: auto; color: $warning; }
+    UndoScreen #undo-committed { height: auto; max-height: 8; overflow-y: auto; color: $error; text-style: bold; }
     UndoScreen DiffView { height: 1fr; }
     """
 
-    def __init__(self, diff: str, what: str, files: int) -> None:
+    def __init__(self, diff: str, what: str, files: int, notes: list[str] | None = None) -> None:
         super().__init__()
         self.diff = diff
         self.what = what
         self.files = files
+        self.notes = notes or []  # already committed (and where), saved first: read before approving
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "Undo — a restores · escape cancels"
-            yield Static(f"Restore {self.what}: {self.files} file(s) change back as shown (all of it: "
+            count = f"{self.files} file" + ("" if self.files == 1 else "s")
+            yield Static(f"Restore {self.what}: {count} change back as shown (all of it: "
                          "hunks cannot be picked). Undo makes a checkpoint first, so u again undoes this undo.",
                          id="undo-what", markup=False)
+            if self.notes:
+                yield Static("\n".join(self.notes), id="undo-committed", markup=False)
             yield Static(NOT_COVERED, id="undo-note", markup=False)
             yield DiffView(id="undo-diff")
 

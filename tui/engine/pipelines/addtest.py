@@ -20,6 +20,7 @@ from tui.engine.work import trial
 from tui.engine.work.index import Definition, RepoIndex, is_test
 from tui.engine.work.trial import Candidate
 from tui.protocol.events import TurnDone
+from tui.safety.parsing import parse_python
 from tui.symbols import walk
 
 PROMPT = """A developer asked:
@@ -119,7 +120,7 @@ def place_test(job: Job, rel: str, text: str, example: Definition | None, code: 
 def mutants(source: str) -> list[tuple[str, str]]:
     """Simple mutants of a Python definition's source: (what changed, the mutated source)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return []
     swaps = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,

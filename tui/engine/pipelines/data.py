@@ -18,6 +18,7 @@ from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of
 from tui.engine.work import trial
 from tui.engine.work.index import DATA_SUFFIXES
 from tui.protocol.events import TurnDone
+from tui.safety.parsing import loads_json, loads_toml
 
 PROMPT = """A developer asked:
 <request>
@@ -38,13 +39,11 @@ def parses(rel: str, data: bytes | None) -> str:
     text = data.decode("utf-8", "replace")
     try:
         if rel.endswith((".json",)):
-            json.loads(text)
+            loads_json(text, rel)
         elif rel.endswith((".csv", ".tsv")):
             list(csv.reader(io.StringIO(text), delimiter="\t" if rel.endswith(".tsv") else ","))
         elif rel.endswith(".toml"):
-            import tomllib
-
-            tomllib.loads(text)
+            loads_toml(text, rel)
     except (ValueError, RecursionError, csv.Error) as err:
         return str(err)[:200]
     return ""

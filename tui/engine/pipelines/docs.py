@@ -15,6 +15,7 @@ from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.work.index import Definition
 from tui.engine.work.trial import static_problems
 from tui.protocol.events import TurnDone
+from tui.safety.parsing import parse_python
 
 DOC_PROMPT = """A developer asked:
 <request>
@@ -46,7 +47,7 @@ _SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "requir
 def with_docstring(text: str, d: Definition, doc: str) -> str | None:
     """``text`` with ``d``'s docstring set to ``doc`` (through ``ast`` positions); None when it cannot be placed."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
     node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))

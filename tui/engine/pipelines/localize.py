@@ -13,6 +13,7 @@ from typing import Any
 
 from tui.engine.pipelines.facts import Frame, Facts, frames_of
 from tui.engine.work.index import Definition, RepoIndex, is_test
+from tui.safety.parsing import parse_python
 from tui.symbols import enclosing
 
 MAX_SUSPECTS = 3
@@ -56,7 +57,7 @@ def trace_frames(index: RepoIndex, text: str) -> list[Frame]:
 def called_names(source: str) -> set[str]:
     """The names a test calls (functions, methods, classes), read from its source by ``ast`` (or by pattern for JS)."""
     try:
-        tree = ast.parse(source.strip() + "\n")
+        tree = parse_python(source.strip() + "\n")
     except (SyntaxError, ValueError, RecursionError):
         return set(re.findall(r"([A-Za-z_$][\w$]*)\s*\(", source))
     names: set[str] = set()

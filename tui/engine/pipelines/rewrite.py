@@ -15,6 +15,7 @@ from tui.engine.work import trial
 from tui.engine.work.index import Definition
 from tui.engine.work.trial import Candidate, Verdict
 from tui.protocol.errors import ToolError
+from tui.safety.parsing import parse_python
 
 CODE_SCHEMA = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
 
@@ -251,7 +252,7 @@ def elide_docstring(code: str) -> tuple[str, str]:
     try:
         import textwrap
 
-        node = ast.parse(textwrap.dedent(code)).body[0]
+        node = parse_python(textwrap.dedent(code)).body[0]
     except (SyntaxError, ValueError, IndexError, RecursionError):
         return code, ""
     body = getattr(node, "body", None)

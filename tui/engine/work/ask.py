@@ -11,13 +11,13 @@ server's cache already holds.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from tui.protocol.errors import ContextOverflow, ModelError
 from tui.protocol.events import Emit, ErrorEvent, Progress, Retrying
+from tui.safety.parsing import loads_json
 from tui.tools.support.common import CHARS_PER_TOKEN
 
 SYSTEM = ("You are a precise assistant for a software developer. You answer exactly the question asked, "
@@ -123,6 +123,6 @@ def _parse(text: str) -> Any:
     if text.startswith("```"):
         text = text.strip("`").removeprefix("json").strip()
     try:
-        return json.loads(text)
+        return loads_json(text, "the model's answer")
     except ValueError:
         return None

@@ -8,13 +8,13 @@ change first among equals.
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from tui.engine.work.scratch import Scratch
+from tui.safety.parsing import loads_json, parse_python
 
 CODE_TIMEOUT = 30.0
 SUITE_TIMEOUT = 240.0
@@ -91,7 +91,7 @@ def static_problems(rel: str, before: bytes | None, after: bytes | None, repo: A
     text = after.decode("utf-8", "replace")
     if rel.endswith((".py", ".pyi")):
         try:
-            ast.parse(text)
+            parse_python(text, rel)
         except SyntaxError as err:
             return [f"{rel} line {err.lineno}: {err.msg}"]
         except (ValueError, RecursionError) as err:
@@ -105,10 +105,8 @@ def static_problems(rel: str, before: bytes | None, after: bytes | None, repo: A
         broken = breaks_js(repo, rel, before.decode("utf-8", "replace") if before is not None else None, text)
         return [f"{rel}: {broken}"] if broken else []
     if rel.endswith(".json"):
-        import json
-
         try:
-            json.loads(text)
+            loads_json(text, rel)
         except (ValueError, RecursionError) as err:
             return [f"{rel}: not valid JSON ({err})"]
     return []

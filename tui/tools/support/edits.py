@@ -14,6 +14,7 @@ from typing import Any
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
 from tui.protocol.errors import DevagentError, ToolError
 from tui.protocol.events import Checkpointed, Notice
+from tui.safety.parsing import parse_python
 from tui.safety.paths import read_bounded, resolve_in_repo
 from tui.tools.base import ToolContext, ToolResult
 
@@ -95,11 +96,11 @@ def breaks_syntax(rel: str, old: str, new: str) -> str:
     import ast
 
     try:
-        ast.parse(old, rel)  # parsing only: nothing runs
+        parse_python(old, rel)  # parsing only: nothing runs
     except (SyntaxError, ValueError):
         return ""  # it did not parse before either: not this edit's doing
     try:
-        ast.parse(new, rel)
+        parse_python(new, rel)
     except SyntaxError as err:
         line = (err.text or "").strip()[:100]
         return f"line {err.lineno}: {err.msg}" + (f": {line}" if line else "")
@@ -118,7 +119,7 @@ def redefined(rel: str, old: str, new: str) -> tuple[str, int] | None:
 
     def tops(text: str) -> dict[str, list[int]] | None:
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError):
             return None
         seen: dict[str, list[int]] = {}
@@ -149,8 +150,8 @@ def renamed_tests(rel: str, old: str, new: str, turn_start: str | None = None) -
     if not rel.endswith(".py") or not is_test_file(rel):
         return new, []
     try:
-        before, after = ast.parse(old or ""), ast.parse(new)
-        original = ast.parse(turn_start) if turn_start is not None else before
+        before, after = parse_python(old or ""), parse_python(new)
+        original = parse_python(turn_start) if turn_start is not None else before
     except (SyntaxError, ValueError, RecursionError):
         return new, []
     funcs = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -255,7 +256,7 @@ def new_stub(rel: str, old: str, new: str) -> str:
 
     def stubs(text: str) -> set[str] | None:
         try:
-            tree = ast.parse(text, rel)
+            tree = parse_python(text, rel)
         except (SyntaxError, ValueError, RecursionError):
             return None
         found = set()

@@ -13,15 +13,19 @@ import ast
 import json
 from pathlib import Path
 
+from tui.safety.parsing import TooDeep, parse_python
+
 SERIOUS = ("UndefinedName", "UndefinedLocal", "UndefinedExport")
 
 
 def problems(source: str, filename: str) -> list[tuple[int, str, str]]:
     """(line, message, undefined name or '') for each syntax error or undefined name in ``source``."""
     try:
-        tree = ast.parse(source, filename)
+        tree = parse_python(source, filename)
     except SyntaxError as err:
         return [(err.lineno or 0, f"syntax error: {err.msg}", "")]
+    except TooDeep as err:  # reported only when the edit made it so (the same message before is not new)
+        return [(1, f"not checked: {err.reason}", "")]
     except ValueError:  # null bytes
         return []
     from tui.tools.support.pysmells import smells
@@ -44,7 +48,7 @@ def _top_names(repo: Path, path: Path) -> tuple[set[str], set[str]]:
 
     try:
         real = resolve_in_repo(repo, str(path))
-        tree = ast.parse(read_regular(real, 2_000_000, follow=False).decode("utf-8", "replace"))
+        tree = parse_python(read_regular(real, 2_000_000, follow=False).decode("utf-8", "replace"))
     except (OSError, SyntaxError, ValueError, PathRefused):
         return set(), set()
     defined: set[str] = set()
@@ -69,7 +73,7 @@ def _module_files(repo: Path, rel: str, dotted: str) -> list[Path]:
 def import_fix(source: str, name: str, repo: Path, rel: str) -> str:
     """The edit_file call that adds ``name`` to a one-line ``from X import ...`` whose module defines it."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return ""
     lines = source.splitlines()
@@ -116,7 +120,7 @@ def qualified(repo: Path, rel: str, before: str, after: str) -> tuple[str, str]:
                if name and message.startswith("undefined name") and name not in old]
     if not missing:
         return after, ""
-    tree = ast.parse(after)
+    tree = parse_python(after)
     bound: list[tuple[str, str]] = []  # (name in this file, the module's dotted path)
     for node in tree.body:
         if isinstance(node, ast.Import):
@@ -148,7 +152,7 @@ def qualified(repo: Path, rel: str, before: str, after: str) -> tuple[str, str]:
         return after, ""
     text = "\n".join(lines)
     try:
-        ast.parse(text)
+        parse_python(text)
     except (SyntaxError, ValueError):
         return after, ""
     return text, "; ".join(f"{name} is written {owner}.{name} (the file imports {owner})" for name, owner in done.items())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from tui.safety.parsing import parse_python
 from tui.symbols.model import is_test_file
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -286,7 +287,7 @@ def stray_method(rel: str, old: str, new: str) -> tuple[str, int] | None:
     if not rel.endswith(".py") or is_test_file(rel):
         return None
     try:
-        before, after = ast.parse(old), ast.parse(new)
+        before, after = parse_python(old), parse_python(new)
     except (SyntaxError, ValueError):
         return None
     had = {n.name for n in before.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -332,7 +333,7 @@ def script_added(rel: str, old: str | None, new: str) -> tuple[int, str] | None:
     if not rel.endswith(".py") or old is None or name in ("setup.py", "__main__.py", "conftest.py", "noxfile.py"):
         return None
     try:
-        before, after = ast.parse(old), ast.parse(new)
+        before, after = parse_python(old), parse_python(new)
     except (SyntaxError, ValueError):
         return None
     if _script_statements(before) or not _defined(before) <= _defined(after):
