@@ -1,176 +1,201 @@
-"""The TypeScript engine on two real projects (tsconfig-paths 4.2.0, hashids 2.3.0; tests/refactor/tsprojects.py):
-each operation's proposal is applied, then the project's own tsc and jest run (in the sandbox) and must pass, and the
-old name or location must be gone. node runs only inside bubblewrap, as in devagent."""
+"""The TypeScript engine on two real TypeScript projects (tsconfig-paths 4.2.0, ml-random 1.0.1; tests/refactor/
+tsprojects.py), each with its own typescript: every operation's proposal is checked by the engine in its scratch copy
+(the changed files parse, the project's ``tsc --noEmit``, the project's own jest suite, all in the sandbox), and the
+old name or location must be gone from the proposed code. node runs only inside bubblewrap, as in devagent.
+
+Each project is prepared once for the module and shared: the engine never writes the work tree (a test checks that
+after every operation), so the operations cannot disturb each other. The suites' sizes are the pinned releases' own
+(74 tests in tsconfig-paths, 13 in ml-random): a check that ran fewer, or none, would not match.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from tui.config import Config
 from tui.refactor import ts
-from tui.refactor.base import RefactorError
-from tui.sandbox.runner import Sandbox
+from tui.refactor.base import Outcome, RefactorError
 from tests.refactor import tsprojects
+from tests.refactor.tsprojects import after
 
 pytestmark = pytest.mark.skipif(not (shutil.which("node") and shutil.which("npm") and shutil.which("bwrap")),
                                 reason="node, npm and bubblewrap are needed (apt-get install nodejs npm bubblewrap)")
+
+SUITES = {"tsconfig-paths": 74, "ml-random": 13}
 
 
 @pytest.fixture(scope="module")
 def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     try:
-        return {name: tsprojects.make(name, tmp_path_factory.mktemp(name)) for name in tsprojects.PROJECTS}
+        return {name: tsprojects.make(name, tmp_path_factory.mktemp(name)) for name in SUITES}
     except tsprojects.sources.BenchError as exc:  # the registry cannot be reached and nothing is cached
         pytest.skip(f"the pinned projects could not be fetched: {exc}")
 
 
-def fresh(projects: dict[str, Path], name: str, tmp_path: Path) -> Path:
-    repo = tmp_path / name
-    shutil.copytree(projects[name], repo, symlinks=True, ignore=shutil.ignore_patterns("node_modules"))
-    shutil.copytree(projects[name] / "node_modules", repo / "node_modules", symlinks=True,
-                    copy_function=lambda s, d: __import__("os").link(s, d))
-    return repo
+@pytest.fixture(autouse=True)
+def work_trees_untouched(projects: dict[str, Path]) -> Iterator[None]:
+    yield
+    for name, repo in projects.items():
+        assert tsprojects.git(repo, "status", "--porcelain") == "", f"the engine wrote {name}'s work tree"
 
 
-def own_checks(repo: Path) -> tuple[str, str]:
-    """tsc --noEmit and jest of the project itself on the changed work tree, sandboxed: (tsc output, jest output)."""
-    async def both() -> tuple[str, str]:
-        box = Sandbox(repo, Config())
-        tsc = await box.run(["node", "node_modules/typescript/lib/tsc.js", "--noEmit", "-p", "tsconfig.json"],
-                            timeout=300)
-        jest = await box.run(["node", "node_modules/jest/bin/jest.js", "--ci"], timeout=300)
-        assert tsc.exit_code == 0, tsc.output[-2000:]
-        assert jest.exit_code == 0, jest.output[-2000:]
-        return tsc.output, jest.output
-    return asyncio.run(both())
+def checked(outcome: Outcome, project: str, tsc: bool = True) -> None:
+    """Every check passed: the files parse, tsc (when expected), and the whole suite of the project."""
+    checks = {c.name: c for c in outcome.checks}
+    assert sorted(checks) == sorted(["parse", "tests"] + (["tsc"] if tsc else [])), outcome.checks
+    assert all(c.ok for c in checks.values()), outcome.checks
+    assert re.search(rf"\b{SUITES[project]} passed, 0 failed\b", checks["tests"].detail), checks["tests"].detail
+    if tsc:
+        assert checks["tsc"].detail.endswith(": no errors"), checks["tsc"].detail
 
 
-def checks_of(outcome) -> dict[str, tuple[bool, str]]:  # type: ignore[no-untyped-def]
-    return {c.name: (c.ok, c.detail) for c in outcome.checks}
+def code_after(repo: Path, outcome: Outcome) -> str:
+    """Every TypeScript file of the project as the proposal's exact part leaves it."""
+    changed = {c.path: c.after for c in outcome.changes}
+    texts = []
+    for path in sorted(repo.glob("src/**/*.ts")):
+        rel = path.relative_to(repo).as_posix()
+        data = changed.pop(rel) if rel in changed else path.read_bytes()
+        texts.append((data or b"").decode())
+    texts += [(data or b"").decode() for rel, data in changed.items() if rel.endswith(".ts")]  # new modules
+    return "\n".join(texts)
 
 
-def code(repo: Path) -> str:
-    return "\n".join(p.read_text() for p in sorted((repo / "src").rglob("*.ts")))
+def line_of(repo: Path, rel: str, needle: str, start: int = 0) -> int:
+    lines = (repo / rel).read_text().splitlines()
+    return next(i + 1 for i in range(start, len(lines)) if needle in lines[i])
 
 
-def test_rename_function_used_in_three_files_and_its_test(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "tsconfig-paths", tmp_path)
+# -- rename ------------------------------------------------------------------------------------------------------------
+
+def test_rename_function_used_in_three_files_and_its_test(projects: dict[str, Path]) -> None:
+    repo = projects["tsconfig-paths"]
     outcome = ts.run("rename", repo, old="createMatchPath", new="makeMatchPath")
     assert {c.path for c in outcome.changes} == {"src/index.ts", "src/register.ts", "src/match-path-sync.ts",
                                                  "src/__tests__/match-path-sync.test.ts"}
     assert "README.md" in {c.path for c in outcome.optional}  # prose is the optional part
-    checks = checks_of(outcome)
-    assert checks["parse"][0] and checks["tsc"][0] and checks["tests"][0], checks
-    assert re.search(r"\b74 passed, 0 failed", checks["tests"][1])
-    assert outcome.engine.startswith("TypeScript 5.9.3")
-    tsprojects.apply(repo, outcome)
-    assert not re.search(r"\bcreateMatchPath\b", code(repo))
-    own_checks(repo)
+    assert outcome.engine.startswith("TypeScript 5.9.3 language service (the project's)")
+    checked(outcome, "tsconfig-paths")
+    assert not re.search(r"\bcreateMatchPath\b", code_after(repo, outcome))
+    assert "makeMatchPath," in after(outcome, "src/index.ts")  # the package's export of it
 
 
-def test_rename_method_across_class_and_tests(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "hashids", tmp_path)
-    outcome = ts.run("rename", repo, old="Hashids.encodeHex", new="encodeHexString")
-    paths = {c.path for c in outcome.changes}
-    assert "src/hashids.ts" in paths and any(p.startswith("src/tests/") for p in paths)
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    # the test titles that say 'encodeHex/decodeHex' are strings: the optional part, applied here too
-    assert "src/tests/default-params-hex.test.ts" in {c.path for c in outcome.optional}
-    tsprojects.apply(repo, outcome, optional=True)
-    assert not re.search(r"\bencodeHex\b", code(repo))
+def test_rename_method_across_class_and_tests(projects: dict[str, Path]) -> None:
+    repo = projects["ml-random"]
+    outcome = ts.run("rename", repo, old="Random.randInt", new="randomInt")
+    assert {c.path for c in outcome.changes} == {"src/index.ts", "src/__tests__/test.ts"}
+    checked(outcome, "ml-random")
+    code = code_after(repo, outcome)
+    assert not re.search(r"\brandInt\b", code.replace("describe('random.randInt'", ""))
+    assert "public randomInt(low: number, high?: number): number" in code
+    assert "rand1.randomInt(2)" in after(outcome, "src/__tests__/test.ts")
+    # the test's title names the method in a string: the optional part, on top of the exact one
+    optional = {c.path: c.after.decode() for c in outcome.optional if c.after}
+    assert "describe('random.randomInt'" in optional["src/__tests__/test.ts"]
 
 
-def test_move_function_to_new_module_updates_importers(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "tsconfig-paths", tmp_path)
+# -- move --------------------------------------------------------------------------------------------------------------
+
+def test_move_function_to_new_module_updates_importers(projects: dict[str, Path]) -> None:
+    repo = projects["tsconfig-paths"]
     outcome = ts.run("move", repo, name="getPathsToTry", to="src/paths-to-try.ts")
     by_path = {c.path: c for c in outcome.changes}
     assert by_path["src/paths-to-try.ts"].before is None
     assert {"src/try-path.ts", "src/match-path-sync.ts", "src/match-path-async.ts",
             "src/__tests__/try-path.test.ts"} <= set(by_path)
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    assert "function getPathsToTry" not in (repo / "src/try-path.ts").read_text()  # not public: no re-export
-    assert "getPathsToTry" not in (repo / "src/try-path.ts").read_text()
-    assert "export function getPathsToTry" in (repo / "src/paths-to-try.ts").read_text()
-    own_checks(repo)
+    checked(outcome, "tsconfig-paths")
+    assert "getPathsToTry" not in after(outcome, "src/try-path.ts")  # not a public module: no re-export left behind
+    assert "export function getPathsToTry" in after(outcome, "src/paths-to-try.ts")
+    # match-path-sync.ts reaches it through `import * as TryPath`: it now imports the new module the same way
+    sync = after(outcome, "src/match-path-sync.ts")
+    assert 'import * as pathsToTry from "./paths-to-try";' in sync and "pathsToTry.getPathsToTry(" in sync
+    assert "TryPath.getPathsToTry" not in sync
 
 
-def test_move_to_existing_module_keeps_public_name(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "hashids", tmp_path)
-    # hashids.ts is the package's entry ("source" in package.json): a name moved out of it stays exported there
-    (repo / "src/hashids.ts").write_text((repo / "src/hashids.ts").read_text()
-                                         + "\nexport const describeId = (id: string): string => `hashid ${id}`\n")
-    tsprojects.git(repo, "commit", "-qam", "x", "--author", "t <t@example.invalid>")
-    outcome = ts.run("move", repo, name="describeId", to="src/util.ts")
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    assert "export const describeId" in (repo / "src/util.ts").read_text()
-    assert re.search(r"export \{ describeId \} from '\./util'", (repo / "src/hashids.ts").read_text())
+def test_move_out_of_a_public_module_keeps_it_exported_there(projects: dict[str, Path]) -> None:
+    repo = projects["ml-random"]
+    # src/index.ts (the package's main) re-exports all of RandomNumberGenerator.ts: the name stays importable there
+    outcome = ts.run("move", repo, name="RandomNumberGenerator", to="src/Options.ts")
+    assert {c.path for c in outcome.changes} == {"src/Options.ts", "src/RandomNumberGenerator.ts", "src/choice.ts",
+                                                 "src/index.ts"}
+    checked(outcome, "ml-random")
+    assert "export type RandomNumberGenerator = () => number;" in after(outcome, "src/Options.ts")
+    # the project's quotes and semicolons, in the re-export and in the importers the compiler rewrote
+    assert after(outcome, "src/RandomNumberGenerator.ts") == "export type { RandomNumberGenerator } from './Options';\n"
+    assert "import { RandomNumberGenerator } from './Options';" in after(outcome, "src/choice.ts")
 
 
-def test_signature_add_parameter_with_default(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "hashids", tmp_path)
-    outcome = ts.run("signature", repo, name="Hashids.isValidId", add="strict: boolean = false")
-    assert [c.path for c in outcome.changes] == ["src/hashids.ts"]
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    assert "isValidId(id: string, strict: boolean = false)" in (repo / "src/hashids.ts").read_text()
+# -- signature ---------------------------------------------------------------------------------------------------------
 
-
-def test_signature_new_unused_parameter_is_caught_by_tsc(projects: dict[str, Path], tmp_path: Path) -> None:
+def test_signature_new_unused_parameter_is_caught_by_tsc_then_a_default_changes(projects: dict[str, Path]) -> None:
     # tsconfig-paths compiles with noUnusedParameters: the check says so instead of passing the change silently
-    repo = fresh(projects, "tsconfig-paths", tmp_path)
+    repo = projects["tsconfig-paths"]
     outcome = ts.run("signature", repo, name="createMatchPath", add="caseSensitive: boolean = true", tests=False)
-    ok, detail = checks_of(outcome)["tsc"]
-    assert not ok and "caseSensitive" in detail and "TS6133" in detail
+    tsc = {c.name: c for c in outcome.checks}["tsc"]
+    assert not tsc.ok and "1 new errors" in tsc.detail and "TS6133" in tsc.detail and "caseSensitive" in tsc.detail, \
+        tsc.detail
     outcome = ts.run("signature", repo, name="createMatchPath", default="addMatchAll=true && true")
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    assert "addMatchAll: boolean = true && true" in (repo / "src/match-path-sync.ts").read_text()
+    checked(outcome, "tsconfig-paths")
+    assert "addMatchAll: boolean = true && true" in after(outcome, "src/match-path-sync.ts")
 
 
-def line_of(path: Path, needle: str, start: int = 0) -> int:
-    lines = path.read_text().splitlines()
-    return next(i + 1 for i in range(start, len(lines)) if needle in lines[i])
+def test_signature_of_an_overloaded_function_adds_to_every_signature(projects: dict[str, Path]) -> None:
+    repo = projects["ml-random"]
+    outcome = ts.run("signature", repo, name="randomChoice", add="unique: boolean = false",
+                     default="options={ replace: false }")
+    assert [c.path for c in outcome.changes] == ["src/choice.ts"]
+    checked(outcome, "ml-random")
+    text = after(outcome, "src/choice.ts")
+    # both overload signatures get it as optional; the implementation gets the default and the new default
+    assert len(re.findall(r"\n  random\?: RandomNumberGenerator,\n  unique\?: boolean,\n\): ", text)) == 2
+    assert "options: ChoiceOptions = { replace: false },\n  random: RandomNumberGenerator = Math.random,\n  " \
+           "unique: boolean = false,\n): Array<T | number> {" in text
 
 
-def test_extract_lines_into_function(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "hashids", tmp_path)
-    util = repo / "src/util.ts"
-    first = line_of(util, "const a = transformed[i]!")
-    outcome = ts.run("extract", repo, path="src/util.ts", start=first, end=first + 3, name="swapAt")
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    text = util.read_text()
-    assert re.search(r"^function swapAt\(", text, re.M) and "swapAt(transformed, i, j)" in text.replace(", j, i", ", i, j") \
-        or "swapAt(" in text
-    assert "  const a = transformed[i]!\n    const b" not in text
+# -- extract -----------------------------------------------------------------------------------------------------------
 
-
-def test_extract_on_second_project(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "tsconfig-paths", tmp_path)
-    path = repo / "src/try-path.ts"
-    first = line_of(path, "const physicalPath = physicalPathPattern")
-    last = line_of(path, "(e) => ({ type: \"index\"", first) + 2
+def test_extract_lines_into_function(projects: dict[str, Path]) -> None:
+    repo = projects["tsconfig-paths"]
+    first = line_of(repo, "src/try-path.ts", "const physicalPath = physicalPathPattern")
+    last = line_of(repo, "src/try-path.ts", "(e) => ({ type: \"index\"", first) + 2
     outcome = ts.run("extract", repo, path="src/try-path.ts", start=first, end=last, name="pushPhysicalPaths")
-    assert all(ok for ok, _ in checks_of(outcome).values()), outcome.checks
-    tsprojects.apply(repo, outcome)
-    text = path.read_text()
+    checked(outcome, "tsconfig-paths")
+    text = after(outcome, "src/try-path.ts")
     assert "function pushPhysicalPaths(" in text and "pushPhysicalPaths(physicalPathPattern" in text
     assert "\n  const physicalPath" in text  # the file's two-space indentation, not the compiler's four
-    own_checks(repo)
 
 
-def test_ambiguous_or_unknown_names_are_refused_with_places(projects: dict[str, Path], tmp_path: Path) -> None:
-    repo = fresh(projects, "tsconfig-paths", tmp_path)
+def test_extract_on_second_project(projects: dict[str, Path]) -> None:
+    repo = projects["ml-random"]
+    first = line_of(repo, "src/choice.ts", "cumSum = [probabilities[0]];")
+    outcome = ts.run("extract", repo, path="src/choice.ts", start=first, end=first + 3, name="cumulativeSum")
+    checked(outcome, "ml-random")
+    text = after(outcome, "src/choice.ts")
+    assert re.search(r"^function cumulativeSum\(", text, re.M)
+    assert "cumSum = cumulativeSum(cumSum, probabilities);" in text
+    assert text.count("cumSum[i] = cumSum[i - 1] + probabilities[i];") == 1
+
+
+# -- what it will not do -----------------------------------------------------------------------------------------------
+
+def test_ambiguous_or_unknown_names_are_refused_with_places(projects: dict[str, Path]) -> None:
+    repo = projects["tsconfig-paths"]
     with pytest.raises(RefactorError, match="no definition named noSuchThing"):
         ts.run("rename", repo, old="noSuchThing", new="other", checks=False)
     with pytest.raises(RefactorError, match=r"would clash: .*getPathsToTry"):
         ts.run("rename", repo, old="matchStar", new="getPathsToTry", checks=False)
     with pytest.raises(RefactorError, match="cannot be extracted"):
         ts.run("extract", repo, path="src/try-path.ts", start=1, end=3, name="x", checks=False)
+
+
+def test_a_compiler_failure_is_said_plainly(projects: dict[str, Path]) -> None:
+    # TypeScript 5.9.3's "Move to file" asserts on a class that uses a default import of `export default name`
+    # (Random uses choice.ts's): the developer is told the compiler failed and nothing changed, not shown a stack
+    with pytest.raises(RefactorError) as caught:
+        ts.run("move", projects["ml-random"], name="Random", to="src/Random.ts", checks=False)
+    assert caught.value.message.startswith("the TypeScript 5.9.3 compiler failed while computing the move: ")
+    assert " at " not in caught.value.message and "Nothing was changed" in caught.value.hint

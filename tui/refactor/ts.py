@@ -184,7 +184,7 @@ async def run_async(op: str, repo: Path, *, config: "Config | None" = None,
 
     node = tsenv.node()
     ts = await tsenv.choose(repo, config, which=typescript, need=tsenv.MOVE_NEEDS if op == "move" else (0, 0),
-                            consent=consent)
+                            consent=consent, announce=lambda what: progress("running", what))
     progress("checking", "copying the work tree")
     scratch = await asyncio.to_thread(tsscratch.make, repo, list(config.sandbox.mask))
     try:

@@ -86,6 +86,21 @@ function formatFor(file) {
 const prefs = { quotePreference: "auto", importModuleSpecifierPreference: "relative", allowTextChangesInNewFiles: true,
   providePrefixAndSuffixTextForRename: false, includeCompletionsForModuleExports: false };
 
+// The quotes the project writes module specifiers with ("auto" lets the compiler pick per file, and a new import it
+// adds to a file may then get the other kind).
+function projectQuote() {
+  let single = 0, double = 0;
+  for (const sf of ownFiles()) {
+    single += (sf.text.match(/\bfrom\s+'|\brequire\(\s*'/g) || []).length;
+    double += (sf.text.match(/\bfrom\s+"|\brequire\(\s*"/g) || []).length;
+  }
+  return single > double ? "single" : double > single ? "double" : "auto";
+}
+function semicolons(text) {
+  const lines = (text || "").split("\n").filter((l) => /\S/.test(l) && !/^\s*(\/\/|\*|\/\*)/.test(l));
+  return lines.filter((l) => /;\s*$/.test(l)).length > lines.filter((l) => /[\w)\]'"`]\s*$/.test(l)).length;
+}
+
 function program() { return service.getProgram(); }
 function isOwn(sf) {
   const f = sf.fileName;
@@ -355,8 +370,9 @@ function reexport(fromFile, toFile, name, stmt) {
   const usesJs = /from\s+['"]\.{1,2}\/[^'"]+\.js['"]/.test(original.get(fromFile) || text);
   spec = spec.replace(/\.(d\.)?[mc]?tsx?$/, usesJs ? ".js" : "").replace(/\.[mc]?jsx?$/, usesJs ? ".js" : "");
   const typeOnly = ts.isInterfaceDeclaration(stmt) || ts.isTypeAliasDeclaration(stmt);
-  const quote = /from\s+'/.test(text) ? "'" : '"';
-  const semi = /;\s*$/m.test(text) ? ";" : "";
+  const before = original.get(fromFile) || text;
+  const quote = /\bfrom\s+'/.test(before) ? "'" : /\bfrom\s+"/.test(before) ? '"' : prefs.quotePreference === "single" ? "'" : '"';
+  const semi = semicolons(before) ? ";" : "";
   const isCjs = /\.c?js$/.test(fromFile) && !/^\s*(import|export)\s/m.test(text);
   const line = isCjs ? `module.exports.${name} = require(${quote}${spec}${quote}).${name}${semi}\n`
     : `export ${typeOnly ? "type " : ""}{ ${name} } from ${quote}${spec}${quote}${semi}\n`;
@@ -406,8 +422,33 @@ function bodyUses(fn, name, sf) {
   return hits;
 }
 
+// An overloaded function or method is named by its first signature; its parameters' defaults are in the body's.
+function implementationOf(node) {
+  if (!(ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) || node.body) return node;
+  const sym = program().getTypeChecker().getSymbolAtLocation(node.name);
+  const impl = ((sym && sym.declarations) || []).find((d) => d.kind === node.kind && d.body);
+  if (!impl) throw new Refused(`${node.name.getText()} has no body here (a declaration only); its parameters are not defined here`);
+  return impl;
+}
+
+// The edit that adds `decl` as the last parameter of `fn`, laid out like the others (one a line when they are).
+function appended(fn, decl, sf, text) {
+  const last = fn.parameters[fn.parameters.length - 1];
+  if (!last) {
+    const open = text.indexOf("(", fn.name ? fn.name.end : fn.getStart(sf));
+    return { start: open + 1, end: open + 1, text: decl };
+  }
+  const lineStart = text.lastIndexOf("\n", last.getStart(sf)) + 1;
+  const own = /^\s*$/.test(text.slice(lineStart, last.getStart(sf)));
+  const indent = text.slice(lineStart, last.getStart(sf));
+  const first = fn.parameters[0].getStart(sf);
+  const oneALine = own && /\(\s*\n\s*$/.test(text.slice(Math.max(0, first - 200), first));
+  return { start: last.end, end: last.end, text: oneALine ? `,\n${indent}${decl}` : `, ${decl}` };
+}
+
 function signature(args) {
-  const { sf, node } = target(args);
+  const found = target(args);
+  const sf = found.sf, node = implementationOf(found.node);
   const fn = functionLike(node);
   const isJs = /\.[mc]?jsx?$/.test(sf.fileName);
   let text = readText(sf.fileName);
@@ -423,14 +464,8 @@ function signature(args) {
     if (ts.isArrowFunction(fn) && fn.parameters.length === 1 && !text.slice(fn.getStart(sf), fn.parameters[0].getStart(sf)).includes("(")) {
       const only = fn.parameters[0];
       edits.push({ start: only.getStart(sf), end: only.end, text: `(${only.getText(sf)}, ${decl})` });
-    } else if (last) {
-      const lineStart = text.lastIndexOf("\n", last.getStart(sf)) + 1;
-      const own = /^\s*$/.test(text.slice(lineStart, last.getStart(sf)));
-      const indent = text.slice(lineStart, last.getStart(sf));
-      edits.push({ start: last.end, end: last.end, text: own && fn.parameters.length > 0 && text.slice(fn.parameters[0].getStart(sf) - 200, fn.parameters[0].getStart(sf)).match(/\(\s*\n\s*$/) ? `,\n${indent}${decl}` : `, ${decl}` });
     } else {
-      const open = text.indexOf("(", fn.name ? fn.name.end : fn.getStart(sf));
-      edits.push({ start: open + 1, end: open + 1, text: decl });
+      edits.push(appended(fn, decl, sf, text));
     }
     // overload signatures of the same function get the parameter as optional
     const checker = program().getTypeChecker();
@@ -439,9 +474,7 @@ function signature(args) {
       if (d === fn || !(ts.isFunctionDeclaration(d) || ts.isMethodDeclaration(d) || ts.isMethodSignature(d)) || d.body) continue;
       if (d.getSourceFile() !== sf) { out.unhandled.push(`${where(d.getSourceFile(), d.getStart())}: a declaration of ${args.name} in another file; not changed`); continue; }
       if (!p.type) throw new Refused(`${args.name} has overload signatures; give the new parameter a type (name: type = default)`);
-      const dl = d.parameters[d.parameters.length - 1];
-      const at = dl ? dl.end : text.indexOf("(", d.name.end) + 1;
-      edits.push({ start: at, end: at, text: `${dl ? ", " : ""}${p.name}?: ${p.type}` });
+      edits.push(appended(d, `${p.name}?: ${p.type}`, sf, text));
     }
     out.added = p.name;
   }
@@ -540,11 +573,21 @@ try {
   const ops = { rename: (a) => (a.module ? renameModule(a) : rename(a)), move, signature, extract };
   const op = ops[request.op];
   if (!op) throw new Refused(`unknown operation ${request.op}`);
+  prefs.quotePreference = projectQuote();
   op(request.args);
   finish();
 } catch (e) {
   out.ok = false;
-  out.error = e instanceof Refused ? e.message : `the TypeScript engine failed: ${e && e.stack ? e.stack.split("\n").slice(0, 4).join(" | ") : e}`;
-  out.hint = e instanceof Refused ? e.hint : "";
+  if (e instanceof Refused) {
+    out.error = e.message;
+    out.hint = e.hint;
+  } else {
+    // the compiler's own assertion or bug on this code: said as such, with where it failed for a report
+    const first = String(e && e.message || e).split("\n")[0].slice(0, 300);
+    out.error = `the TypeScript ${ts.version} compiler failed while computing the ${request.op}: ${first}`;
+    out.hint = "Nothing was changed. This is a limit of the compiler's own refactoring on this code; make this change "
+      + "by hand, or try it with devagent's pinned TypeScript (--typescript pinned) if the project's is older.";
+    out.trace = e && e.stack ? e.stack.split("\n").slice(0, 6).join(" | ") : "";
+  }
 }
 fs.writeFileSync(request.result, JSON.stringify(out));

@@ -104,12 +104,16 @@ def pinned_typescript() -> TypeScript | None:
     return TypeScript(package, PINNED_VERSION, "pinned")
 
 
+def _what() -> str:
+    return (f"typescript {PINNED_VERSION} (about 23 MB, from the npm registry, checked against the sha512 in devagent's "
+            f"lock file) into {cache_root() / PINNED_VERSION}")
+
+
 def install_message() -> str:
     """What the developer is asked before the pinned compiler is downloaded: plainly what, from where, to where."""
     return (f"This project has no TypeScript compiler in node_modules. devagent's TypeScript/JavaScript refactorings "
-            f"need one: install typescript {PINNED_VERSION} (about 23 MB, from the npm registry, checked against the "
-            f"sha512 in devagent's lock file) into {cache_root() / PINNED_VERSION}? It runs `npm ci` in the sandbox "
-            "with the network on for that one command; nothing is written to your project.")
+            f"need one: install {_what()}? It runs `npm ci` in the sandbox with the network on for that one command; "
+            "nothing is written to your project.")
 
 
 async def install_pinned(config: "Config", on_output: Callable[[str], None] | None = None) -> TypeScript:
@@ -127,7 +131,7 @@ async def install_pinned(config: "Config", on_output: Callable[[str], None] | No
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(LOCK_DIR / name, work / name)
         argv = [str(Path(npm).resolve()), "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-                f"--cache={work / '.npm-cache'}"]
+                "--update-notifier=false", f"--cache={work / '.npm-cache'}"]
         result = await Sandbox(work, config).run(argv, timeout=INSTALL_TIMEOUT, idle_timeout=INSTALL_TIMEOUT,
                                                  network=True, on_output=on_output)
         if result.exit_code != 0:
@@ -149,9 +153,11 @@ async def install_pinned(config: "Config", on_output: Callable[[str], None] | No
 
 
 async def choose(repo: Path, config: "Config", *, which: str = "auto", need: tuple[int, int] = (0, 0),
-                 consent: Callable[[str], bool] | None = None) -> TypeScript:
+                 consent: Callable[[str], bool] | None = None,
+                 announce: Callable[[str], None] | None = None) -> TypeScript:
     """The compiler for an operation: the project's (if new enough), else the pinned one (installed only when
-    ``consent(install_message())`` says yes). ``which``: auto | project | pinned."""
+    ``consent(install_message())`` says yes; ``announce(what)`` is told when the install starts).
+    ``which``: auto | project | pinned."""
     own = project_typescript(repo) if which in ("auto", "project") else None
     if own is not None and own.at_least(need):
         return own
@@ -163,8 +169,11 @@ async def choose(repo: Path, config: "Config", *, which: str = "auto", need: tup
     if pinned is not None:
         return pinned
     if consent is None or not consent(install_message()):
-        raise RefactorError(f"no TypeScript compiler to run the refactoring with (the project has "
-                            f"{'typescript ' + own.version if own else 'none'}; devagent's pinned {PINNED_VERSION} is "
-                            "not installed)", "Run the command again and allow the install (devagent refactor ... "
-                            "asks; --yes allows it), or add typescript to the project's devDependencies.")
+        have = f"typescript {own.version}, older than {need[0]}.{need[1]}" if own else "no typescript in node_modules"
+        raise RefactorError(f"no TypeScript compiler to run the refactoring with: the project has {have}, and devagent "
+                            f"would need to install {_what()}, which was not allowed; nothing was downloaded",
+                            "Allow the install when devagent asks (devagent refactor asks; --yes allows it), or add "
+                            "typescript to the project's devDependencies.")
+    if announce is not None:
+        announce(f"installing typescript {PINNED_VERSION} (npm ci in the sandbox, network on for it)")
     return await install_pinned(config)
