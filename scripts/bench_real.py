@@ -16,7 +16,7 @@ checkout (a git worktree of an older commit, say) on any half, for a baseline.
 
 usage: scripts/bench_real.py [--selfcheck] [--half tune|heldout|dev|fresh|new|all] [--project NAME]
                              [--only TASK,...] [--model 1.5b|0.5b] [--model-file PATH] [--timeout S] [--out DIR]
-                             [--json FILE] [--constrain auto|always] [--devagent CHECKOUT]
+                             [--json FILE] [--devagent CHECKOUT]
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def run_selfcheck(fixtures: Fixtures, chosen: list[tuple[Project, Task]], show_h
 
 def run_tasks(fixtures: Fixtures, chosen: list[tuple[Project, Task]], model: list[str], args: argparse.Namespace,
               out: Path) -> list[Result]:
-    extra = {"constrain": args.constrain} if args.constrain else {}
+    extra = {"pipelines": args.pipelines} if args.pipelines else {}
     config = write_user_config(fixtures.work / "config.toml", max_steps=args.max_steps, context=4096, threads=2,
                                **extra)
     argv, checkout = devagent_argv(Path(args.devagent) if args.devagent else None)
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-name", default="qwen2.5-coder:1.5b", help="the model's name on --host")
     parser.add_argument("--timeout", type=float, default=300.0, help="hard limit per task, seconds (then killed)")
     parser.add_argument("--max-steps", type=int, default=12, help="model round trips per turn")
-    parser.add_argument("--constrain", choices=("auto", "always"), help="model.constrain for the runs (default: "
+    parser.add_argument("--pipelines", choices=("auto", "off"), help="model.pipelines for the runs (default: "
                         "devagent's own default)")
     parser.add_argument("--devagent", metavar="CHECKOUT", help="run the devagent of this checkout (python -m tui "
                         "with it first on PYTHONPATH; e.g. a git worktree of an older commit) instead of this one")

@@ -38,15 +38,9 @@ class ModelConfig:
     chunk_timeout: float = 60.0
     total_timeout: float = 600.0
     retries: int = 2
-    max_tool_retries: int = 3  # malformed/unknown tool calls the model may retry per turn
     max_steps: int = 12  # model round trips per turn
     turn_seconds: float = 300.0  # past this, the model is asked for its answer (0 = no limit)
-    native_tools: str = "auto"  # auto (on for Ollama and OpenAI-compatible servers, off embedded) | on | off
-    check_done: str = "auto"  # after a change, ask whether the request is complete: auto (text-protocol calls) | on | off
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
-    verify: str = "auto"  # after a change, run the tests that exercise it before the turn ends: auto | off
-    constrain: str = "auto"  # replies as grammar-constrained JSON calls: auto (after a reply with no usable call) | always
-    reheat: int = 2  # the same reply sent again is asked for once more at a warmer temperature, up to this often
     samples: int = 3  # candidates sampled for a change that checks can judge (embedded: parallel slots); 1 = one
     pipelines: str = "auto"  # requests of a known kind go through their pipeline: auto | off (the general loop only)
 
@@ -136,6 +130,12 @@ class Config:
     unlock: list[str] = field(default_factory=list)  # hard-deny entries lifted (user config only)
     repo_set: list[str] = field(default_factory=list)  # "section.key" the repo's config set (config_rules)
     sources: list[str] = field(default_factory=list)  # files read, for `devagent doctor`
+
+
+# Keys of the agent loop that the pipelines and the constrained general loop replaced (session 12): a config that
+# still sets one loads, and the key does nothing.
+RETIRED = frozenset({"model.max_tool_retries", "model.native_tools", "model.check_done", "model.verify",
+                     "model.constrain", "model.reheat"})
 
 
 def user_config_path() -> Path:
@@ -230,6 +230,8 @@ def _apply(cfg: Config, data: dict[str, Any], origin: str) -> None:
             raise ConfigError(f"{origin}: [{key}] must be a table")
         names = {f.name: f for f in dataclasses.fields(section)}
         for name, item in value.items():
+            if f"{key}.{name}" in RETIRED:
+                continue  # a key of the old agent loop: older configs still load
             if name not in names:
                 raise ConfigError(
                     f"{origin}: unknown key {key}.{name}", f"Known keys in [{key}]: {', '.join(sorted(names))}"

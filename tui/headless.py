@@ -26,7 +26,7 @@ from tui.protocol.events import (Checkpointed, CommandFinished, CommandOutput, D
                                  ToolCallStarted, TurnDone)
 from tui.protocol.waits import Waits
 from tui.protocol.waits import text as wait_text
-from tui.engine.prose import ProseStream
+from tui.engine.loop.prose import ProseStream
 
 PROTOCOL_VERSION = 1
 

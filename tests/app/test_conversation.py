@@ -8,6 +8,8 @@ taken from transcripts of the 1.5B model on cachetools (docs/local-models.md) an
 
 from __future__ import annotations
 
+import json
+
 import random
 import re
 from pathlib import Path
@@ -149,8 +151,9 @@ async def test_connection_messages_wait_in_the_banner_then_go(repo: Path) -> Non
 
 async def test_a_real_turn_with_a_broken_call_leaves_only_the_users_conversation(
         tmp_path: Path, ollama_server: ScriptedOllama) -> None:
-    """The real engine against the scripted server: a JSON call in the text, a broken one (devagent asks again),
-    then the answer. The conversation shows the request, tool lines and answers; the rest is on the details line."""
+    """The real engine against the scripted server: a call, one cut off at the limit (devagent asks again), a call,
+    then the answer call. The conversation shows the request, tool lines and the answer; the rest is on the
+    details line."""
     repo = make_repo(tmp_path / "repo")
     (repo / "pkg").mkdir()
     (repo / "pkg" / "__init__.py").write_text('__all__ = ["snake_case_name"]\n\n\ndef snake_case_name(*args):\n'
@@ -158,10 +161,11 @@ async def test_a_real_turn_with_a_broken_call_leaves_only_the_users_conversation
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pkg")
     ollama_server.push(
-        Reply('I will read `pkg/__init__.py` first.\n\n{"name": "read_file", "arguments": {"path": "pkg/__init__.py"}}'),
-        Reply('Now the outline: {"name": "outline", "arguments": {"path": "pkg/__init__.py", "symbol": }}'),
+        Reply('{"name": "list_files", "arguments": {"path": "pkg"}}'),
+        Reply('{"name": "outline", "arguments": {"path": "pkg/__init__.py", "symbol": "snake_'),
         Reply('{"name": "outline", "arguments": {"path": "pkg/__init__.py"}}'),
-        Reply("pkg/__init__.py sets __all__ to snake_case_name; snake_case_name(*args) returns **args** as given."))
+        Reply(json.dumps({"name": "answer", "arguments": {"text": "pkg/__init__.py sets __all__ to snake_case_name; "
+                                                                  "snake_case_name(*args) returns **args** as given."}})))
     app = build_app(repo, server_url=ollama_server.url, git_refresh=False)
     async with app.run_test(size=(160, 60)) as pilot:
         await wait_for(pilot, lambda: app.query_one(StatusBar).server == "connected", what="connected")
@@ -170,12 +174,10 @@ async def test_a_real_turn_with_a_broken_call_leaves_only_the_users_conversation
         await wait_for(pilot, lambda: "returns **args** as given." in painted(app), timeout=30, what="the answer")
         conversation = painted(app)
         assert "pkg/__init__.py sets __all__ to snake_case_name; snake_case_name(*args)" in conversation
-        assert "I will read `pkg/__init__.py` first." in conversation
-        assert '{"name"' not in conversation and "asking the model again" not in conversation
-        assert "malformed" not in conversation
+        assert '{"name"' not in conversation and "cut off" not in conversation
         details = [text for line in app.query(DetailsLine) for _kind, text in line.items]
-        assert any("asking the model again" in text for text in details)
-        assert any('"symbol": }}' in text for text in details)  # the broken call, as the model wrote it
+        assert any("cut off" in text for text in details)
+        assert any('"symbol": "snake_' in text for text in details)  # the cut call, as the model wrote it
         assert re.search(r"outline +pkg/__init__\.py", conversation)  # the call, as its tool line
 
 

@@ -132,16 +132,6 @@ def test_the_repo_map_and_outline_skip_nested_python(tmp_path: Path, ollama_serv
     assert sent.count("nested") >= 3, sent[-3000:]
 
 
-def test_the_data_skeleton_of_a_nested_json_file(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
-    repo = make_repo(tmp_path / "repo", {"people.json": json.dumps({"people": [{"name": " a "}]})[:-1] +
-                                         ', "deep": ' + deep_json() + "}"})
-    attack = Attack(repo)
-    run = attack.run_agent(ollama_server, "remove duplicate entries from people.json")
-    attack.check(run, allow_rc=(0,))
-    no_crash(run)
-    assert "nested" in sent_to_model(ollama_server)
-
-
 def test_the_check_after_an_approved_edit_of_a_deep_module(tmp_path: Path, ollama_server: ScriptedOllama) -> None:
     """A module that parses (700 levels) but overflows pyflakes and every recursive walk; then one that does not
     parse at all. The agent edits each (approved): the static check and the verify step read them afterwards."""

@@ -30,7 +30,6 @@ def fast_config(repo: Path, **model: Any) -> Config:
     config.model.chunk_timeout = 5.0
     config.model.total_timeout = 30.0
     config.model.retries = 1
-    config.model.reheat = 0  # a scripted reply does not change with the temperature: test_reheat.py turns it on
     for key, value in model.items():
         setattr(config.model, key, value)
     return config

@@ -48,8 +48,8 @@ OLD_PROJECTS = [p for p in PROJECTS if p not in NEW_PROJECTS]
 def test_task_data_has_the_promised_shape() -> None:
     tasks = [t for _, t in all_tasks()]
     assert len({t.id for t in tasks}) == len(tasks), "task ids are unique, across all halves"
-    tasks = [t for p in OLD_PROJECTS for t in p.tasks]
-    assert len(tasks) >= 40 and len(OLD_PROJECTS) >= 4
+    tasks = [t for p in OLD_PROJECTS for t in p.tasks if not t.id.startswith("dev2_")]  # dev2: session 12's
+    assert len(tasks) >= 40 and len(OLD_PROJECTS) >= 4  # tuning tasks of the new kinds (tasks_dev2.py)
     kinds = Counter(t.kind for t in tasks)
     assert set(kinds) == set(OLD_KINDS) and min(kinds.values()) >= 3, kinds
     layouts = {p.env.layout for p in OLD_PROJECTS}

@@ -156,7 +156,7 @@ def test_resume_after_kill_mid_turn_loses_nothing(repo: Path, ollama_server: Scr
     sent = json.dumps(ollama_server.requests[-1]["messages"])
     assert "rewrite app.py" in sent and "interrupted" in sent
     from tui.engine.session import git_common_dir
-    from tui.engine.store import Store, default_store_path
+    from tui.engine.session.store import Store, default_store_path
 
     store = Store(default_store_path(git_common_dir(repo)))
     recorded = [e["type"] for e in store.events(seen[0]["session_id"])]

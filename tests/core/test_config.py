@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_repo
 from tui.config import load_config
 from tui.protocol.errors import ConfigError
 
@@ -46,3 +47,13 @@ def test_a_repo_cannot_weaken_the_sandbox(tmp_path: Path, text: str) -> None:
     (tmp_path / ".devagent.toml").write_text(text)
     with pytest.raises(ConfigError, match="cannot set"):
         load_config(tmp_path, tmp_path / "none.toml")
+
+
+def test_keys_of_the_old_agent_loop_still_load_and_do_nothing(tmp_path: Path) -> None:
+    from tui.config import load_config
+
+    repo = make_repo(tmp_path / "r")
+    user = tmp_path / "user.toml"
+    user.write_text('[model]\ncheck_done = "off"\nreheat = 2\nconstrain = "always"\nsamples = 2\n')
+    config = load_config(repo, user_path=user)
+    assert config.model.samples == 2 and not hasattr(config.model, "reheat")

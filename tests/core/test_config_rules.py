@@ -61,12 +61,12 @@ def _sample(key: str) -> Any:
     """A valid value for ``key`` that differs from its default."""
     default = DEFAULTS.get(key)
     special = {"model.backend": "openai", "model.host": "http://10.0.0.1:11434", "model.name": "m",
-               "model.model_file": "m.gguf", "model.native_tools": "off", "model.check_done": "off",
+               "model.model_file": "m.gguf", "model.pipelines": "off",
                "model.seed": 7, "sandbox.env": ["DEVAGENT_API_KEY"], "sandbox.writable": ["/etc"],
                "sandbox.mask": ["secrets"], "ui.theme_dir": "themes", "ui.theme": "devagent-light",
                "tests.command": "pytest -q", "review.blocking": ["warning"], "unlock": ["sudo"],
                "policy.allow": ["make *"], "policy.ask": ["git push *"], "policy.deny": ["rm -r *"],
-               "sandbox.mode": "bwrap", "model.verify": "off", "model.constrain": "always", "project.pass_env": ["DEVAGENT_API_KEY"],
+               "sandbox.mode": "bwrap", "project.pass_env": ["DEVAGENT_API_KEY"],
                "project.python": ".venv/bin/python", "project.env": {"PYTHONPATH": "src"}}
     if key in special:
         return special[key]
@@ -180,7 +180,7 @@ def test_every_setting_is_classified_or_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, message", [
     ('[sandbox]\nmode = "off"\n', "sandbox.mode = 'off' is not one of"),
     ('[model]\nbackend = "llamafile"\n', "model.backend = 'llamafile' is not one of"),
-    ('[model]\nnative_tools = "maybe"\n', "model.native_tools"),
+    ('[model]\npipelines = "maybe"\n', "model.pipelines"),
     ('[limits]\ncommand_timeout = -1.0\n', "must be greater than 0"),
     ('[limits]\noutput_cap = 0\n', "must be greater than 0"),
     ('[review]\nblocking = ["fatal"]\n', "unknown entries"),

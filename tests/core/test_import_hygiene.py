@@ -69,7 +69,7 @@ Probe(repo, load_config(repo), session_factory=open_session,
 """
 
 # Loaded after the first frame (the session worker, the first key that needs them), never before it.
-AFTER_FIRST_FRAME = ("ollama", "git", "unidiff", "httpx", "sqlite3", "tui.engine.session", "tui.engine.store",
+AFTER_FIRST_FRAME = ("ollama", "git", "unidiff", "httpx", "sqlite3", "tui.engine.session", "tui.engine.session.store",
                      "tui.app.flows", "tui.app.worktree", "tui.app.approver", "tui.app.screens.help",
                      "tui.app.screens.proposal", "tui.app.screens.edit_command", "tui.app.screens.commit")
 

@@ -80,3 +80,18 @@ def test_peers_in_one_layer_may_not_import_each_other(ig: ModuleType, tmp_path: 
     tui = _tree(tmp_path, {"__init__.py": "", "headless.py": "import tui.acp.server\n", "acp/__init__.py": "",
                            "acp/server.py": ""})
     assert ig.against_layers(ig.build(tui), [["tui.headless", "tui.acp"]]) == ["tui.headless -> tui.acp.server"]
+
+
+def test_the_engine_is_in_parts_a_newcomer_can_see() -> None:
+    """tui/engine: subpackages by concept (session, loop, pipelines, work, rules, context), at most 10 modules
+    at its top level, no function over 60 lines (issue 29)."""
+    import ast
+
+    engine = Path(__file__).resolve().parents[2] / "tui" / "engine"
+    assert len(list(engine.glob("*.py"))) <= 10
+    long = []
+    for path in engine.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+                long.append(f"{path.relative_to(engine)}:{node.name}")
+    assert long == []

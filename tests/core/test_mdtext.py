@@ -11,7 +11,7 @@ import random
 import pytest
 from markdown_it import MarkdownIt
 
-from tui.engine.prose import finished_prefix
+from tui.engine.loop.prose import finished_prefix
 from tui.safety.mdtext import (MarkdownEscaper, code_span, code_spans, escape_markdown, fence_closes, fence_open,
                                split_fences)
 

@@ -18,7 +18,7 @@ from tests.ollama_server import Reply, ScriptedOllama
 from tui.protocol.events import Notice, TextDelta, TextDone
 from tui.headless import TextPrinter
 from tui.llm.parse import extract_tool_calls
-from tui.engine.prose import ProseStream
+from tui.engine.loop.prose import ProseStream
 
 CALL = '{"name": "read_file", "arguments": {"path": "app.py"}}'
 FENCED = f"I will read the file first.\n\n```json\n{CALL}\n```\n"

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # Parser calls that read no repo content, no sandbox output and nothing the model says: devagent's own files and
 # the developer's own channels. Every other call in tui/ must go through tui/safety/parsing.py.
 ALLOWED = {
-    ("tui/engine/store.py", "json.loads"): "devagent's own session store (.git is read-only to every command)",
-    ("tui/engine/repomap.py", "json.loads"): "devagent's own symbol cache under .git/devagent",
+    ("tui/engine/session/store.py", "json.loads"): "devagent's own session store (.git is read-only to every command)",
+    ("tui/engine/context/repomap.py", "json.loads"): "devagent's own symbol cache under .git/devagent",
     ("tui/sandbox/status.py", "json.loads"): "bwrap's own status lines on a pipe devagent opened",
     ("tui/acp/transport.py", "json.loads"): "the editor driving devagent (the developer's own client)",
     ("tui/headless.py", "json.loads"): "the developer's decisions on stdin",

@@ -24,7 +24,7 @@ from acp.helpers import (start_tool_call, update_agent_message_text, update_agen
 from acp.schema import ToolCallLocation
 
 from tui.acp.permissions import fenced, text_content
-from tui.engine.prose import ProseStream
+from tui.engine.loop.prose import ProseStream
 from tui.safety.mdtext import MarkdownEscaper, code_span, escape_markdown
 from tui.protocol.events import (CommandFinished, CommandOutput, CommandStarted, Detail, ErrorEvent, Event, Notice,
                                  Progress, ProposalCreated, Retrying, TextDelta, TextDone, ToolCallFinished,

@@ -33,7 +33,7 @@ def check_options(config: Any, options: dict[str, Any]) -> int:
     after the error `devagent run` prints for them (a configuration error is raised, as it is there)."""
     import asyncio
 
-    from tui.engine.modelcheck import check_model_options
+    from tui.engine.session.modelcheck import check_model_options
     from tui.protocol.errors import ModelError
 
     chosen = {k: v for k, v in options.items() if k in ("model", "host", "backend", "model_file")}

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 def _list_sessions() -> int:
     from tui.git.repo import find_repo
     from tui.engine.session import git_common_dir
-    from tui.engine.store import Store, default_store_path
+    from tui.engine.session.store import Store, default_store_path
 
     store = Store(default_store_path(git_common_dir(find_repo())))
     rows = store.sessions()

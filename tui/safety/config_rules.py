@@ -39,15 +39,11 @@ REPO_RULES: dict[str, tuple[str, str]] = {
     "model.chunk_timeout": ("lower", "a longer wait could hang devagent"),
     "model.total_timeout": ("lower", "a longer wait could hang devagent"),
     "model.retries": ("lower", "more retries mean longer waits"),
-    "model.max_tool_retries": ("lower", "bounds the model's attempts"),
     "model.max_steps": ("lower", "bounds the model's attempts"),
-    "model.native_tools": ("free", "how tool calls are sent, not what they may do"),
-    "model.check_done": ("free", "one extra question to the same model"),
     "model.read_mentioned": ("lower", "files read for the model without asking"),
-    "model.verify": ("free", "the test run it starts is a proposal, asked for like any command"),
-    "model.constrain": ("free", "how replies are sampled, not what they may do"),
-    "model.reheat": ("free", "how replies are sampled, not what they may do"),
     "model.turn_seconds": ("lower", "bounds how long one request may take"),
+    "model.samples": ("lower", "bounds the candidates sampled for one question"),
+    "model.pipelines": ("free", "which way the work is done, not what it may do"),
     "limits.command_timeout": ("lower", "a longer limit lets a command hang"),
     "limits.idle_timeout": ("lower", "a longer limit lets a command hang"),
     "limits.grace": ("lower", "a longer grace keeps a stopped command alive"),
@@ -86,10 +82,7 @@ STRICTNESS = {"none": 0, "auto": 1, "bwrap": 2}
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "model.backend": ("ollama", "openai", "embedded"),
-    "model.native_tools": ("auto", "on", "off"),
-    "model.check_done": ("auto", "on", "off"),
-    "model.verify": ("auto", "off"),
-    "model.constrain": ("auto", "always"),
+    "model.pipelines": ("auto", "off"),
     "sandbox.mode": ("auto", "bwrap", "none"),
 }
 _ITEM_CHOICES: dict[str, tuple[str, ...]] = {"review.blocking": ("error", "warning", "info")}
@@ -98,11 +91,11 @@ _POSITIVE = frozenset({
     "limits.command_timeout", "limits.idle_timeout", "limits.output_cap", "limits.tool_output_tokens",
     "limits.file_tokens", "limits.cpu_seconds", "limits.file_size_mb", "limits.max_processes", "limits.memory_mb",
     "limits.read_seconds",
-    "review.model_budget", "review.max_file_kb", "ui.output_lines",
+    "review.model_budget", "review.max_file_kb", "ui.output_lines", "model.samples",
 })
 _NON_NEGATIVE = frozenset({
-    "model.threads", "model.context", "model.retries", "model.max_tool_retries", "model.max_steps",
-    "model.read_mentioned", "model.reheat", "model.temperature", "model.turn_seconds", "limits.instructions_tokens", "limits.grace", "checkpoints.keep", "tests.fix_attempts",
+    "model.threads", "model.context", "model.retries", "model.max_steps",
+    "model.read_mentioned", "model.temperature", "model.turn_seconds", "limits.instructions_tokens", "limits.grace", "checkpoints.keep", "tests.fix_attempts",
 })
 
 

@@ -40,8 +40,6 @@ async def propose_command(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
 
 
 
-SKELETON_GAP = "# ... change data here ..."  # the placeholder in grounding's JSON skeleton
-
 def unescaped_newlines(code: str) -> str:
     """``f.write('\\n')`` written into a JSON string without escaping the backslash arrives with a real newline
     between the quotes (a syntax error): put the escape back when that makes the code compile."""
@@ -61,17 +59,6 @@ def unescaped_newlines(code: str) -> str:
     return fixed
 
 
-# the lines of devagent's own data skeletons (grounding): code with no other line has no step of the model's
-_SKELETON_LINE = re.compile(r"\s*(?:import (?:json|csv)|path = |with open\(path|data = json\.load|json\.dump\(|"
-                            r"print\(file=f\)|rows = list\(csv\.reader|header, body = |csv\.writer\(|#|$)")
-
-
-def _filled(code: str) -> bool:
-    """Whether the skeleton's placeholder stands beside code of the model's own (fresh held-out qs: sent back to
-    the skeleton, the model wrote the three steps under the placeholder line and was refused for the comment)."""
-    return any(not _SKELETON_LINE.match(line) for line in code.split("\n"))
-
-
 async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     """The snippet runs in the project's interpreter (projenv.find_python), chosen now and shown in the command."""
     from tui.projenv import find_python
@@ -79,11 +66,6 @@ async def propose_python(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     code = unescaped_newlines(str_arg(args, "code"))
     if not code.strip():
         raise ToolError("code must not be empty")
-    if SKELETON_GAP in code and _filled(code):  # the model wrote its steps and left the placeholder comment in
-        code = "\n".join(line for line in code.split("\n") if line.strip() != SKELETON_GAP.strip())
-    if SKELETON_GAP in code:  # devagent's data skeleton run as given: it would rewrite the file unchanged
-        raise ToolError(f"the code still has the line {SKELETON_GAP.strip()!r}: replace it with the code that makes "
-                        "the change the developer asked for, then call run_python again")
     interp = await asyncio.to_thread(find_python, ctx.repo, ctx.config)
     if not interp.found:
         raise ToolError(f"no Python interpreter for this project: {interp.why}",

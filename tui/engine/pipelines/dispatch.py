@@ -50,8 +50,12 @@ async def handle(agent: Any, prompt: str, memory: Memory) -> TurnDone | None:
                     raise NotHandled(f"no pipeline for the step {step!r}")
                 answers.append(done.text)
             return TurnDone("complete", "\n\n".join(a for a in answers if a))
-        return await _one(job, kind.name, prompt)
+        done = await _one(job, kind.name, prompt)
+        if done is None:
+            agent.turn_kind = kind.name
+        return done
     except NotHandled as err:
+        agent.turn_kind = kind.name if kind else ""
         agent.pipeline_hint = err.hint if err.hint and not err.hint.startswith("route:") else ""
         job.note(f"{kind.name if kind else 'pipeline'}: {err.why} ({time.monotonic() - started:.0f} s); "
                  "the general loop takes over")

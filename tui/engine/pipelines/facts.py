@@ -17,8 +17,9 @@ _JS_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w$.<>\[\] ]+?) \()?(?P<path>[^():\
                        re.M)
 _PYTEST_LOC = re.compile(r"^(?P<path>[\w./-]+\.py):(?P<line>\d+): (?P<error>\w*(?:Error|Exception)\b.*)$", re.M)
 _ERROR_LINE = re.compile(r"^(?:E\s+)?(?P<error>[A-Z]\w*(?:Error|Exception|Failure)\b:?.*)$", re.M)
-_QUESTION = re.compile(r"^\s*(?:what|where|which|who|when|why|how|is|are|does|do|did|can|could|should|will|would|has|"
-                       r"have|was|were|tell me|explain|show me|list|find|count)\b", re.I)
+# The form of a question: it ends with "?" or opens with a question word. Auxiliaries ("do", "can") open
+# imperatives too ("do things", "can you fix it" is a request), so only a closing "?" makes those questions.
+_QUESTION = re.compile(r"^\s*(?:what|where|which|who|whom|whose|when|why|how)\b", re.I)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ class Memory:
     checks: bool | None = None  # the developer's answer to running checks in a throwaway copy (asked once)
     rejected: dict[str, str] = field(default_factory=dict)  # diff digest -> the reason given
     reasons: list[str] = field(default_factory=list)  # every rejection reason of the session, newest last
+    rejected_calls: dict[str, str] = field(default_factory=dict)  # the general loop's rejected calls -> reason
 
 
 def digest(diff: str) -> str:
@@ -161,7 +162,7 @@ class Job:
                             call_id=call_id, warnings=list(warnings or []))
         decision = await self.agent.gate.decide(proposal)
         if not decision.approved:
-            from tui.engine.gate import StopTurn
+            from tui.engine.loop.gate import StopTurn
 
             if decision.action == "stop":
                 raise StopTurn()

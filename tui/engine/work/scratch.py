@@ -24,6 +24,10 @@ from tui.safety.paths import PathRefused, read_bounded
 MAX_FILE = 4_000_000  # a larger tracked file is left out of the copy (checks rarely read one)
 MAX_TOTAL = 300_000_000  # a copy larger than this is not made: the checks are skipped, said plainly
 MAX_FILES = 60_000
+# Ignored directories the checks need (node_modules, .venv, build output) are bound read-only from the real tree,
+# each where it is; caches are left out (an interpreter rebuilds them), and so are ignored files.
+CACHES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".cache", ".devagent-tmp"}
+MAX_BINDS = 64
 
 
 class ScratchError(DevagentError):
@@ -59,7 +63,8 @@ class Scratch:
             raise ScratchError(f"the work tree has {len(files)} files; candidates are tried only in trees under "
                                f"{MAX_FILES}")
         ignored = _listing(self.repo, "-o", "-i", "--exclude-standard", "--directory")
-        self.ignored = sorted({p.rstrip("/").split("/")[0] for p in ignored if p and not p.startswith(".git/")})
+        self.ignored = sorted({p.rstrip("/") for p in ignored if p.endswith("/") and not p.startswith(".git/")
+                               and p.rstrip("/").rsplit("/", 1)[-1] not in CACHES})[:MAX_BINDS]
         root = Path(tempfile.mkdtemp(prefix="devagent-scratch-"))
         self.root = root
         total = 0

@@ -1,0 +1,69 @@
+"""Questions: answered by running code in the throwaway copy (the answer agrees with what ran) or from the
+code that matters; a test report straight from the runner's counts (real repo, bwrap, pytest; scripted model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import make_repo
+from tests.engine.pipelines.helpers import edits, js, pipeline_turn
+
+SIZES = ('def natural(n):\n    """Bytes as text."""\n    if n == 1:\n        return "1 Byte"\n'
+         '    return f"{n} Bytes"\n\n\ndef _private():\n    return 0\n\n\ndef other():\n    return 1\n')
+
+
+def _repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/sizes.py": SIZES,
+                                         "tests/test_sizes.py": "from pkg.sizes import natural\n\n\ndef test_one():\n"
+                                                                "    assert natural(1) == '1 Byte'\n\n\ndef test_two():\n"
+                                                                "    assert natural(2) == '2 Bytes!'\n",
+                                         "pytest.ini": "[pytest]\n"})
+
+
+async def test_a_behaviour_question_is_answered_by_what_ran(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    code = "from pkg.sizes import natural\nprint(repr(natural(1)))"
+    events, done, approver = await pipeline_turn(repo, ollama_server, "What does natural return for 1 byte?", [
+        js({"kind": "question"}), js({"how": "run"}), js({"code": code}), js({"code": code}), js({"code": code}),
+        js({"answer": "natural(1) returns '1 Bytes'."})])  # a sentence that disagrees with what ran
+    assert "'1 Byte'" in done.text and "'1 Bytes'" not in done.text
+    assert any(e.type == "detail" and "disagreed" in e.text for e in events)
+    assert edits(approver) == [] and (repo / "pkg/sizes.py").read_text() == SIZES
+
+
+async def test_the_answer_sentence_is_kept_when_it_agrees(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    code = "from pkg.sizes import natural\nprint(repr(natural(1)))"
+    events, done, _ = await pipeline_turn(repo, ollama_server, "What does natural(1) return?", [
+        js({"kind": "question"}), js({"how": "run"}), js({"code": code}), js({"code": "print(1/0)"}),
+        js({"code": code}), js({"answer": "It returns '1 Byte'."})])
+    assert done.text.startswith("It returns '1 Byte'.")
+    assert "```" in done.text, "the code that ran and its output are shown with the answer"
+
+
+async def test_a_count_from_helpers_votes_across_candidates(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    good = "print(len([d for d in defs('pkg/sizes.py') if not d['name'].startswith('_')]))"
+    bad = "print(len(defs('pkg/sizes.py')))"
+    events, done, _ = await pipeline_turn(repo, ollama_server, "How many public functions are in pkg/sizes.py?", [
+        js({"kind": "question"}), js({"how": "run"}), js({"code": good}), js({"code": bad}), js({"code": good}),
+        js({"answer": "There are 2 public functions."})])
+    assert "2 public functions" in done.text
+
+
+async def test_a_reading_question_shows_the_named_code(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    events, done, _ = await pipeline_turn(repo, ollama_server, "Where is `natural` defined?", [
+        js({"kind": "question"}), js({"how": "read"}), js({"answer": "In pkg/sizes.py, line 1."})])
+    asked = ollama_server.requests[-1]["messages"][-1]["content"]
+    assert "pkg/sizes.py" in asked and "def natural(n):" in asked
+    assert done.text.startswith("In pkg/sizes.py")
+
+
+async def test_a_test_report_is_the_runners_own_count(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    events, done, approver = await pipeline_turn(repo, ollama_server, "run the tests and tell me how many pass",
+                                                 [js({"kind": "report"})])
+    assert done.text.startswith("1 passed, 1 failed (2 tests).")
+    assert "tests/test_sizes.py::test_two" in done.text and "Run by pytest" in done.text
+    assert len(ollama_server.requests) == 1, "counting needs no model"

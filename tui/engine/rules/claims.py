@@ -1,0 +1,33 @@
+"""What the answer says happened must have happened: an answer that reports a change when none was applied this
+turn is pushed back once; if it stands, the developer reads plainly that no file was changed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.engine.rules.base import PASS, Rule, TurnState, Verdict
+
+_DONE = r"(?:added|changed|updated|renamed|modified|fixed|removed|created|replaced|edited|wrote|written|moved|deleted)"
+CLAIM = re.compile(rf"\b(?:I(?: have|'ve)?|has been|have been|was|were) {_DONE}\b|\b(?:I|we) {_DONE}\b", re.I)
+
+
+class Claims(Rule):
+    name = "claims"
+    point = "at_end"
+    failure = "a small model says it added or fixed something when nothing was changed (a refused or rejected edit)"
+
+    def reset(self) -> None:
+        self.told = False
+
+    def check(self, turn: TurnState, **seen: Any) -> Verdict:
+        answer = str(seen.get("answer") or "")
+        if turn.changes or not CLAIM.search(answer):
+            return PASS
+        if not self.told:
+            self.told = True
+            why = f" Your last change failed: {turn.failed_change}" if turn.failed_change else ""
+            return Verdict("say", ("No file was changed in this request." + why + " If a change is needed, make it "
+                                   "now with one tool call; otherwise answer and say plainly what was not done."),
+                           detail="the answer reported a change that did not happen; told once")
+        return Verdict("note", "No file was changed.", detail="the answer still reports a change that did not happen")
