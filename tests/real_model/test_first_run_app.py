@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.snapshot_apps.factory import wait_for
-from tests.app.test_download_screen import first_run_app, notices
+from tests.app.test_download_screen import connection_notes, first_run_app
 from tests.download_server import DownloadServer
 from tests.ollama_server import ScriptedOllama
 from tui.app.screens.download import DownloadScreen
@@ -58,7 +58,7 @@ async def test_download_then_load_then_answer_without_a_restart(repo: Path, real
                        timeout=120, what="the verified download")
         await wait_for(pilot, lambda: app.query_one(StatusBar).server == "connected", timeout=180,
                        what="the embedded model loaded")
-        assert f"Using the embedded model {SMALL}" in notices(app)
+        assert f"Using the embedded model {SMALL}" in connection_notes(app)
         prompt = app.query_one(PromptInput)
         prompt.focus()
         prompt.load_text("Reply with the single word: hello")

@@ -32,6 +32,19 @@ class _FixedConfig:
         return prefs
 
 
+def source_folders(root: Path) -> list[str]:
+    """Folders that hold top-level packages without being one (``src/`` in a src layout): rope finds only the first
+    folder with a package on its way down, so a ``tests/__init__.py`` at the root hides ``src/`` from it, and every
+    ``from pkg import x`` there is left unsure."""
+    found = []
+    for child in sorted(root.iterdir()):
+        if not child.is_dir() or child.is_symlink() or child.name.startswith(".") or (child / "__init__.py").exists():
+            continue
+        if any((sub / "__init__.py").is_file() for sub in child.iterdir() if sub.is_dir() and not sub.is_symlink()):
+            found.append(child.name)
+    return found
+
+
 def open_project(root: Path, skip: list[str]) -> Any:
     import rope.base.project as rope_project
     from rope.base.fscommands import FileSystemCommands
@@ -44,7 +57,8 @@ def open_project(root: Path, skip: list[str]) -> Any:
         perform_doa=False, import_dynload_stdmods=False, extension_modules=[], ignore_syntax_errors=True,
         ignore_bad_imports=True, validate_objectdb=False, save_history=False, python_path=[],
         pull_imports_to_top=False,  # leave the file's imports where its author put them
-        python_files=["*.py", "*.pyi"], ignored_resources=ignored, type_hinting_factory=
+        python_files=["*.py", "*.pyi"], ignored_resources=ignored, source_folders=source_folders(root),
+        type_hinting_factory=
         "rope.base.oi.type_hinting.factory.default_type_hinting_factory")
 
 

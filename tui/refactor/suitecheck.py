@@ -60,24 +60,32 @@ def suite_check(repo: Path, copy: Path, changes: list[FileChange], config: "Conf
         return Check("tests", False, "not run: the repository's own config chose the test command, which is always "
                                      "asked for; run `devagent test` after applying")
     try:
-        cwd = copy / suite.cwd.relative_to(repo)
+        suite.cwd.relative_to(repo)
     except ValueError:
         return Check("tests", False, f"not run: the suite runs in {suite.cwd}, outside the repository")
-    moved = dataclasses.replace(suite, cwd=cwd)
-    plan = plan_run(moved, "", copy)
-    extra = os.pathsep.join(_source_roots(copy, cwd) + [p for p in [os.environ.get("PYTHONPATH", "")] if p])
-    plan.env["PYTHONPATH"] = extra
+    from tui.sandbox.runner import detect
+    from tui.sandbox.view import view_sandbox
+
+    if detect(config).kind == "bwrap":  # the copy seen at the repository's own path: an editable install,
+        plan = plan_run(suite, "", repo)  # PYTHONPATH=src, a config naming the package all resolve to the copy
+        runner, where, base = view_sandbox(repo, copy, config), repo, repo
+    else:  # no bubblewrap: the suite runs at the copy's own path
+        plan = plan_run(dataclasses.replace(suite, cwd=copy / suite.cwd.relative_to(repo)), "", copy)
+        runner, where, base = None, copy, copy
+    # The source folders first on PYTHONPATH: a project that is not installed imports from its tree (the copy's).
+    plan.env["PYTHONPATH"] = os.pathsep.join(_source_roots(base, base / suite.cwd.relative_to(repo)) + [
+        p for p in [os.environ.get("PYTHONPATH", "")] if p])
     timeout = config.limits.command_timeout * 2
 
     async def both() -> tuple["TestRun", "TestRun"]:
         _write(copy, changes, after=False)
         if note:
             note("running the tests before the change")
-        first = await run_plan(plan, copy, config, timeout=timeout)
+        first = await run_plan(plan, where, config, runner=runner, timeout=timeout)
         _write(copy, changes, after=True)
         if note:
             note("running the tests after the change")
-        return first, await run_plan(plan, copy, config, timeout=timeout)
+        return first, await run_plan(plan, where, config, runner=runner, timeout=timeout)
 
     try:
         before, after = asyncio.run(both())

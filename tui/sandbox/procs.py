@@ -93,6 +93,14 @@ def signal_all(pids: set[int], sig: int) -> None:
             pass
 
 
+def group_of(pid: int) -> int:
+    """The process group of ``pid`` (0 when it is gone)."""
+    try:
+        return os.getpgid(pid)
+    except (ProcessLookupError, PermissionError):
+        return 0
+
+
 def signal_group(pgid: int, sig: int) -> None:
     try:
         os.killpg(pgid, sig)

@@ -207,12 +207,14 @@ class Sandbox:
         binds = projenv.hidden_roots(projenv.own_environment(), project.interpreter, self.repo,
                                      "" if isinstance(command, str) else argv[0])
         masks = secret_masks(self.config, self.repo)
-        for extra_dir in self.read_only:  # the developer's masks hold in a work tree bound beside the repo too
+        ro_dirs = [p for p in self.read_only if os.path.isdir(p)]
+        for extra_dir in ro_dirs:  # the developer's masks hold in a work tree bound beside the repo too
             masks += [m for m in secret_masks(self.config, Path(extra_dir)) if m not in masks]
-        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *self.read_only], bound=binds)
+        masks += socket_masks([str(self.repo), *self._gitdirs, *writable, *ro_dirs], bound=binds)
         full = bwrap_argv(bwrap, self.repo, self._gitdirs, network=network, env=inner_env, cwd=workdir,
                           masks=masks, writable=writable, view=self.view, ro_binds=binds,
-                          after_repo=[p for p in self.read_only if os.path.isdir(p)],
+                          after_repo=[p for p in self.read_only if os.path.isdir(p) or (
+                              self.view is not None and os.path.isfile(p))],  # a view's ignored files too
                           tmp_mb=self.config.limits.memory_mb)
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARKER_VAR: marker}
         return full + self._nproc(argv), host_env, self.repo
@@ -395,7 +397,8 @@ class Sandbox:
         running = not run.proto.exited.is_set()
         if running and not run.pidns:
             procs.signal_group(run.pid, signal.SIGTERM)
-            tree.add(run.pid)
+            # Each process once: a second SIGTERM would run a shell's cleanup trap a second time.
+            tree = {pid for pid in tree if procs.group_of(pid) != run.pid}
         # Under bwrap only the inner processes get SIGTERM: the outer bwrap would SIGKILL its namespace at once.
         procs.signal_all(tree, signal.SIGTERM)
         end = time.monotonic() + grace

@@ -84,3 +84,12 @@ async def test_candidates_are_tried_where_ignored_caches_sit_beside_the_code(tmp
     events, done, approver = await pipeline_turn(repo, ollama_server, "the tests fail, fix it",
                                                  [js({"kind": "fix"}), js(right), js(right), js(right)])
     assert "return a * b" in (repo / "pkg/calc.py").read_text()
+
+
+async def test_a_fix_where_no_tests_can_run_is_a_change_of_behaviour(tmp_path: Path, ollama_server) -> None:
+    """Nothing shows a failure (no suite at all): the request is done as a change, not handed to the general loop."""
+    repo = make_repo(tmp_path / "repo", {"calc.py": CALC})
+    events, done, approver = await pipeline_turn(repo, ollama_server, "mul in calc.py is wrong, make it multiply",
+                                                 [js({"kind": "fix"})] + [js({"code": "x"})] * 12)
+    details = [e.text for e in events if e.type == "detail"]
+    assert any("handled as a change of behaviour" in d for d in details), details

@@ -67,3 +67,25 @@ async def test_a_test_report_is_the_runners_own_count(tmp_path: Path, ollama_ser
     assert done.text.startswith("1 passed, 1 failed (2 tests).")
     assert "tests/test_sizes.py::test_two" in done.text and "Run by pytest" in done.text
     assert len(ollama_server.requests) == 1, "counting needs no model"
+
+
+async def test_a_request_that_only_asks_is_never_taken_for_a_change(tmp_path: Path, ollama_server) -> None:
+    """The kind of a request made only of questions is chosen among the kinds that change nothing: the model
+    cannot send "what value is X set to?" down a pipeline that edits."""
+    repo = _repo(tmp_path)
+    await pipeline_turn(repo, ollama_server, "What value does natural return for 1?",
+                        [js({"kind": "question"}), js({"how": "read"}), js({"answer": "'1 Byte'"})])
+    kinds = ollama_server.requests[0]["format"]["properties"]["kind"]["enum"]
+    assert "question" in kinds and not {"change", "fix", "add", "refactor"} & set(kinds)
+    ollama_server.requests.clear()
+    await pipeline_turn(repo, ollama_server, "Could you make natural return 'one byte' for 1?",
+                        [js({"kind": "other"})] + [js({"answer": "x"})] * 4)
+    assert "change" in ollama_server.requests[0]["format"]["properties"]["kind"]["enum"]
+
+
+async def test_a_report_where_there_is_no_suite_says_so_and_how_to_set_one(tmp_path: Path, ollama_server) -> None:
+    repo = make_repo(tmp_path / "repo", {"pkg/sizes.py": SIZES})
+    events, done, approver = await pipeline_turn(repo, ollama_server, "Run the tests and tell me how many fail.",
+                                                 [js({"kind": "report"})])
+    assert "no test suite found" in done.text and "tests.command" in done.text, done.text
+    assert len(ollama_server.requests) == 1, "the model is not asked to make up a result"

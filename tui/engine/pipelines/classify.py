@@ -1,6 +1,7 @@
 """The kind of a request: from its structure when that decides it, otherwise from one constrained choice.
 
-A pasted traceback is a fix. Everything else is one grammar-constrained question to the model: the kinds
+A pasted traceback is a fix; a request that only asks (every sentence a question) is chosen among the kinds
+that change nothing. Everything else is one grammar-constrained question to the model: the kinds
 with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
 only be one of the kinds. A request that is several kinds at once is split into steps by a second
 constrained question, each step then classified the same way.
@@ -8,6 +9,7 @@ constrained question, each step then classified the same way.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +23,13 @@ KINDS: dict[str, str] = {
     "report": "run the tests (or check the project) and report the result, without changing anything",
     "fix": "something is broken (failing tests, an error, a bug): find the cause and fix it",
     "change": "change how existing code behaves (a default value, a format, a condition, a message)",
-    "add": "add new code: a new function, method, class, option or feature",
+    "add": "add new code: a new function, method, class, option or feature (not a sentence of documentation)",
     "add_test": "add or extend tests for existing code",
     "refactor": "rename something, move code to another module, or add/change a parameter, without changing "
                 "what the code does",
     "data": "clean, convert, sort, merge or repair a data file (CSV, JSON, YAML, TOML)",
-    "docs": "write or change documentation: a docstring, comments, the README",
+    "docs": "write or change documentation: a docstring, a comment, the README or another text file (adding a "
+            "sentence or a section to one too)",
     "scaffold": "create a new component, module, page or package the way the project's others are made",
     "several": "two or more of the above in one request (e.g. add a function and a test for it)",
     "other": "anything else",
@@ -63,6 +66,23 @@ own (repeat the names it needs). Each step's kind is one of: {kinds}.
 Reply as JSON: {{"steps": [{{"kind": "...", "request": "..."}}, ...]}}"""
 
 
+ASKING = ("question", "history", "report", "other")  # what a request that only asks can be
+_WH = frozenset("what which where when who whom whose why how does do did is are was were has have had should "
+                "would could can will may might".split())
+_POLITE = re.compile(r"^(?:can|could|would|will)\s+(?:you|we)\b|\bplease\b", re.I)
+
+
+def asks_only(request: str) -> bool:
+    """The request is only questions: every sentence ends in a question mark and the first opens with a question
+    word, not a request put politely ("could you rename …?", "please …"). Such a request cannot ask for a change."""
+    text = " ".join(request.split())
+    if not text.endswith("?") or _POLITE.search(text) or "```" in request:
+        return False
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s]
+    first = re.match(r"[A-Za-z']+", sentences[0]) if sentences else None
+    return bool(first) and first.group(0).lower() in _WH and all(s.endswith("?") for s in sentences)
+
+
 def by_structure(facts: Facts) -> Kind | None:
     if facts.traceback:
         return Kind("fix", "structure")
@@ -74,15 +94,16 @@ async def classify(ask: Any, facts: Facts) -> Kind:
     if decided is not None:
         return decided
     found = facts.summary()
+    choices = {k: v for k, v in KINDS.items() if k in ASKING} if asks_only(facts.request) else KINDS
     prompt = PROMPT.format(request=facts.request.strip()[:2000],
                            facts=f"\nWhat is in the repository of what it names:\n{found}\n" if found else "",
-                           kinds="\n".join(f"- {k}: {v}" for k, v in KINDS.items()))
-    schema = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)}},
+                           kinds="\n".join(f"- {k}: {v}" for k, v in choices.items()))
+    schema = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(choices)}},
               "required": ["kind"]}
     asked = await ask.json(prompt, schema, max_tokens=20, label="the kind of request")
     value = asked.first or {}
     name = value.get("kind") if isinstance(value, dict) else None
-    kind = Kind(name if name in KINDS else "other", "model")
+    kind = Kind(name if name in choices else "other", "model" if choices is KINDS else "model, among questions")
     if kind.name == "several":
         kind.steps = await split(ask, facts.request)
         if not kind.steps:

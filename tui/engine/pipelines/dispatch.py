@@ -26,7 +26,7 @@ async def _one(job: Job, kind: str, request: str) -> TurnDone | None:
         return await pipeline(job, facts)
     except NotHandled as err:
         if err.hint == "route:change" and kind == "fix":
-            job.note("no test fails: handled as a change of behaviour")
+            job.note(f"{err.why}: handled as a change of behaviour")
             return await _one(job, "change", request)
         raise
 

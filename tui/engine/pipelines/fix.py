@@ -51,10 +51,10 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     target = selection_of(facts) or None
     if not facts.traceback:
         baseline = await job.tests(selection_of(facts), label="before the fix")
-        if baseline is None:
-            raise NotHandled("the tests could not be run")
+        if baseline is None:  # nothing shows a failure: what is asked is a change of behaviour
+            raise NotHandled("the tests could not be run", hint="route:change")
         if not baseline.ran:
-            raise NotHandled(f"the tests did not run: {baseline.problem}")
+            raise NotHandled(f"the tests did not run: {baseline.problem}", hint="route:change")
         failures = [f for f in baseline.failures if f.kind in ("failed", "error")]
         if not failures:
             raise NotHandled("no test fails", hint="route:change")

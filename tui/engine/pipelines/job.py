@@ -68,6 +68,7 @@ class Job:
         self._index: RepoIndex | None = None
         self._scratch: Scratch | None = None
         self.tried: list[str] = []  # what was tried, for the answer ("3 candidates: 1 passed the tests")
+        self.no_suite = ""  # set when the project has no test suite to run (what to do about it)
 
     # -- the repository ---------------------------------------------------------------------------------
     async def index(self) -> RepoIndex:

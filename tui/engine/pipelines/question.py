@@ -80,10 +80,10 @@ HOW_PROMPT = """A developer asks about their code:
 </question>
 {found}
 How is this answered best?
-- "run": by running a few lines of code: calling the project's functions with the inputs the question gives,
-  or counting things in its files (how many functions, tests, entries, lines ...).
+- "run": by calling the project's code with the inputs the question gives (what it returns or raises).
+- "count": by counting things in its files (how many functions, tests, keys, entries, lines, files ...).
 - "read": by reading the code and explaining it: where something is defined or handled, how or why it works.
-Reply as JSON: {{"how": "run" or "read"}}"""
+Reply as JSON: {{"how": "run", "count" or "read"}}"""
 
 READ_PROMPT = """Question from a developer about their repository:
 <question>
@@ -98,14 +98,34 @@ If the code shown does not answer it, say what you would need to look at.
 Reply as JSON: {{"answer": "..."}}"""
 
 
+def package_entry(index: RepoIndex) -> tuple[str, bool]:
+    """(the JS package's entry as a path from the root, whether it is an ES module package) from package.json."""
+    from tui.safety.parsing import loads_json
+
+    try:
+        data = loads_json(index.text("package.json", 1_000_000) or "{}", "package.json")
+    except ValueError:
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    main = str(data.get("main") or data.get("module") or "index.js").removeprefix("./")
+    return main, data.get("type") == "module"
+
+
 def _imports(index: RepoIndex, ev: evidence.Evidence) -> tuple[str, str]:
-    """(language, the import lines that make the named code usable) for the first named definitions."""
+    """(language, the import lines that make the named code usable) for the first named definitions. TypeScript
+    is run through the package's built entry (what its users import); an ES module package is imported."""
     lines: list[str] = []
     language = "python"
     for d in ev.definitions:
-        if d.path.endswith((".js", ".cjs", ".mjs")):
-            language = "javascript"
-            lines.append(f"const mod = require('./{d.path}');  // {d.symbol.qualname} is mod.{d.symbol.qualname.split('.')[0]} when exported")
+        if d.path.endswith((".js", ".cjs", ".mjs", ".ts", ".tsx", ".mts", ".cts")):
+            main, esm = package_entry(index)
+            language = "module" if esm else "javascript"
+            source = f"./{main}" if d.path.endswith((".ts", ".tsx", ".mts", ".cts")) else f"./{d.path}"
+            top = d.symbol.qualname.split(".")[0]
+            line = (f"const mod = await import('{source}');" if esm else f"const mod = require('{source}');") + \
+                f"  // {top} is mod.{top} (or mod.default) when exported"
+            if line not in lines:
+                lines.append(line)
             continue
         if not d.path.endswith(".py"):
             continue
@@ -147,31 +167,35 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     found = facts.summary()
     asked = await job.ask.json(HOW_PROMPT.format(question=facts.request.strip()[:1500],
                                                  found=f"It names: {found}\n" if found else ""),
-                               {"type": "object", "properties": {"how": {"type": "string", "enum": ["run", "read"]}},
+                               {"type": "object", "properties": {"how": {"type": "string",
+                                                                         "enum": ["run", "count", "read"]}},
                                 "required": ["how"]}, max_tokens=12, label="how to answer it")
     how = (asked.first or {}).get("how") if isinstance(asked.first, dict) else "read"
     job.note(f"question answered by: {how}")
-    if how == "run":
+    if how in ("run", "count"):
         try:
-            return await ask_run(job, facts)
+            return await ask_run(job, facts, count=how == "count")
         except NotHandled as err:
             job.note(f"running found no answer ({err.why}); reading the code instead")
     return await ask_read(job, facts)
 
 
-async def ask_run(job: Job, facts: Facts) -> TurnDone:
+async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
+    """``count``: the files are counted in Python with the helpers, whatever the project's language."""
     index = await job.index()
     ev = evidence.gather_code(index, facts)
     if not ev.parts and not facts.files and not facts.dirs:
         ev, _ = await evidence.searched(job.ask, index, facts.request)
-    language, imports = _imports(index, ev)
+    language, imports = ("python", "") if count else _imports(index, ev)
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running code for the answer was not allowed", hint=ev.text())
     code_block = f"The code that matters:\n{ev.text()}\n" if ev.parts else ""
     if facts.dirs or facts.files:
         code_block += "Paths it names: " + ", ".join(facts.dirs + facts.files) + "\n"
-    prompt = RUN_PROMPT.format(question=facts.request.strip()[:1500], code=code_block, language=language,
+    prompt = RUN_PROMPT.format(question=facts.request.strip()[:1500], code=code_block,
+                               language={"module": "JavaScript (an ES module: top-level await works)",
+                                         "javascript": "JavaScript (node)"}.get(language, "Python"),
                                imports=imports, helpers=HELPERS if language == "python" else "")
     schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
     asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
@@ -202,7 +226,7 @@ async def ask_run(job: Job, facts: Facts) -> TurnDone:
         if sentence:
             job.note(f"the model's sentence disagreed with the output and was not used: {sentence}")
         sentence = "It prints:"
-    fence = "python" if language == "python" else "js"
+    fence = "python" if language == "python" else "js"  # node, CommonJS or an ES module
     return job.answer(f"{sentence}\n\n```{fence}\n{code}\n```\n```\n{shown_output}\n```")
 
 

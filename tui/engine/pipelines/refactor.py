@@ -36,11 +36,49 @@ def _names(facts: Facts) -> list[str]:
 
 
 async def run(job: Job, facts: Facts) -> TurnDone:
-    from tui.llm.base import ToolCall
+    import asyncio
 
-    spec = job.agent.tools.get("refactor")
-    if spec is None:
-        raise NotHandled("the refactor tool is not available")
+    from tui.protocol.events import Progress
+    from tui.refactor import ops
+    from tui.refactor.base import RefactorError
+    from tui.refactor.proposal import describe
+    from tui.tools.refactor import engine_arguments
+
+    args = await _named(job, facts)
+    op = args["operation"]
+    engine_op = "signature" if op in ("add_parameter", "change_default") else op
+    job.note(f"refactoring: {args}")
+
+    def progress(p: object) -> None:
+        job.emit(Progress("checking", str(getattr(p, "message", "") or getattr(p, "detail", "") or "refactoring")))
+
+    try:
+        outcome = await job.step("refactor", args, lambda: asyncio.to_thread(
+            ops.run, engine_op, job.repo, config=job.config, tests=True, on_progress=progress,
+            **engine_arguments(op, args)), lambda o: o.summary)
+    except RefactorError as err:
+        raise NotHandled(f"the refactoring engine could not do it: {err.message}") from None
+    failed = [c for c in outcome.checks if not c.ok and not c.detail.startswith("not run")]
+    if failed:  # nothing unchecked reaches the developer: a rename that breaks the tests is not proposed
+        return job.answer(f"{describe(outcome)}\nNot proposed: {failed[0].name} {failed[0].detail}. The places the "
+                          "engine could not handle exactly are listed above.")
+    done = await job.propose({c.path: c.after for c in outcome.changes}, outcome.summary, tool="refactor",
+                             warnings=[describe(outcome)])
+    if not done.applied:
+        return job.answer(f"The refactoring was not applied ({done.reason or 'rejected'}).")
+    lines = [f"{outcome.summary} ({outcome.engine})."]
+    if outcome.unhandled:
+        lines.append("Not handled exactly: " + "; ".join(outcome.unhandled[:5]))
+    optional = {c.path: c.after for c in outcome.optional if c.after is not None}
+    if optional:
+        extra = await job.propose(optional, f"mentions in prose and strings ({len(optional)} file(s); optional)",
+                                  tool="refactor")
+        lines.append("The mentions in prose and strings were " + ("updated." if extra.applied else "left as they are."))
+    return job.answer(" ".join(lines))
+
+
+async def _named(job: Job, facts: Facts) -> dict[str, Any]:
+    """The operation and its names, as the model reads them from the request (one constrained question)."""
     names = _names(facts)
     name_schema: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
     schema = {"type": "object", "properties": {
@@ -54,22 +92,10 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     value = asked.first if isinstance(asked.first, dict) else {}
     op = str(value.get("operation") or "")
     args: dict[str, Any] = {"operation": op, "name": str(value.get("name") or "").strip()}
-    for key in ("new_name", "to_module", "value"):
+    keep = {"rename": ("new_name",), "move": ("to_module",), "add_parameter": ("value",), "change_default": ("value",)}
+    for key in keep.get(op, ()):
         if str(value.get(key) or "").strip():
             args[key] = str(value[key]).strip()
-    if op not in OPERATIONS or not args["name"]:
+    if op not in OPERATIONS or not args["name"] or len(args) < 3:
         raise NotHandled("no refactoring could be read from the request")
-    job.note(f"refactoring: {args}")
-    result = await job.step("refactor", args, lambda: job.agent.gate.run(spec, ToolCall("refactor", args, "", "devagent"),
-                                                                          "refactor"), lambda r: r.summary)
-    if not result.ok:
-        if result.summary.startswith("rejected"):
-            return job.answer(f"The refactoring was not applied ({result.summary}).")
-        raise NotHandled(f"the refactoring engine could not do it: {result.output.strip()[:400]}")
-    lines = [f"{result.summary}."]
-    mentions = await job.step("refactor", {"operation": "mentions"}, lambda: job.agent.gate.run(
-        spec, ToolCall("refactor", {"operation": "mentions"}, "", "devagent"), "refactor-mentions"),
-        lambda r: r.summary)
-    if mentions.ok:
-        lines.append(f"Also in prose and strings: {mentions.summary}.")
-    return job.answer(" ".join(lines))
+    return args

@@ -51,6 +51,8 @@ def describe(run: Any, *, listed: int = MAX_LISTED) -> str:
 
 async def run(job: Job, facts: Facts) -> TurnDone:
     test_run = await job.tests(selection_of(facts))
+    if test_run is None and job.no_suite:
+        return job.answer(f"No tests ran: {job.no_suite}")
     if test_run is None:
         raise NotHandled("the tests could not be run")
     return job.answer(describe(test_run))

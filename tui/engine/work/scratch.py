@@ -24,10 +24,6 @@ from tui.safety.paths import PathRefused, read_bounded
 MAX_FILE = 4_000_000  # a larger tracked file is left out of the copy (checks rarely read one)
 MAX_TOTAL = 300_000_000  # a copy larger than this is not made: the checks are skipped, said plainly
 MAX_FILES = 60_000
-# Ignored directories the checks need (node_modules, .venv, build output) are bound read-only from the real tree,
-# each where it is; caches are left out (an interpreter rebuilds them), and so are ignored files.
-CACHES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".cache", ".devagent-tmp"}
-MAX_BINDS = 64
 
 
 class ScratchError(DevagentError):
@@ -62,9 +58,9 @@ class Scratch:
         if len(files) > MAX_FILES:
             raise ScratchError(f"the work tree has {len(files)} files; candidates are tried only in trees under "
                                f"{MAX_FILES}")
-        ignored = _listing(self.repo, "-o", "-i", "--exclude-standard", "--directory")
-        self.ignored = sorted({p.rstrip("/") for p in ignored if p.endswith("/") and not p.startswith(".git/")
-                               and p.rstrip("/").rsplit("/", 1)[-1] not in CACHES})[:MAX_BINDS]
+        from tui.sandbox.view import ignored_dirs
+
+        self.ignored = ignored_dirs(self.repo)
         root = Path(tempfile.mkdtemp(prefix="devagent-scratch-"))
         self.root = root
         total = 0
@@ -141,12 +137,10 @@ class Scratch:
 
     def sandbox(self, config: Any, info: Any = None) -> Any:
         """A Sandbox whose commands see this copy at the repository's path (None: no bwrap here)."""
-        from tui.sandbox.runner import Sandbox
+        from tui.sandbox.view import view_sandbox
 
         assert self.root is not None
-        ignored = tuple(str(self.repo / p) for p in self.ignored
-                        if (self.repo / p).is_dir() and not (self.repo / p).is_symlink())
-        box = Sandbox(self.repo, config, info, view=self.root, read_only=ignored)
+        box: Any = view_sandbox(self.repo, self.root, config, info)
         return box if box.info.kind == "bwrap" else None
 
     def close(self) -> None:

@@ -114,7 +114,8 @@ def static_problems(rel: str, before: bytes | None, after: bytes | None, repo: A
 
 async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "python",
                    timeout: float = CODE_TIMEOUT) -> Ran:
-    """Run a snippet in the copy, sandboxed (the project's interpreter for Python, node for JS)."""
+    """Run a snippet in the copy, sandboxed (the project's interpreter for Python, node for JS: ``module`` for an
+    ES module package)."""
     box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
     if box is None:
         return Ran(None, "no sandbox to run it in", "sandbox")
@@ -131,13 +132,15 @@ async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "py
         node = hostpath.which("node")
         if not node:
             return Ran(None, "node is not installed", "node")
-        argv = [node, "-e", code]
+        argv = [node, "--input-type=module", "-e", code] if language == "module" else [node, "-e", code]
     result = await box.run(argv, timeout=timeout, idle_timeout=timeout)
     return Ran(result.exit_code, result.output, result.killed)
 
 
 async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: float = SUITE_TIMEOUT) -> Any:
-    """The project's own tests (all, or ``selection``) in the copy; a TestRun (tui.testing)."""
+    """The project's own tests (all, or ``selection``) in the copy; a TestRun (tui.testing). None when there is
+    nothing to run: no sandbox for the copy, or no suite in the project (``job.no_suite`` then says so)."""
+    from tui.protocol.errors import ToolError
     from tui.testing import run_tests as run
 
     box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
@@ -148,6 +151,9 @@ async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: fl
     limits.command_timeout = max(saved, timeout)
     try:
         return await run(job.repo, job.config, selection, runner=box)
+    except ToolError as err:  # no suite found, or none chosen: nothing to run, which is not a failure
+        job.no_suite = f"{err.message} {err.hint}".strip()
+        return None
     finally:
         limits.command_timeout = saved
 
