@@ -189,6 +189,7 @@ class OpenAICompatBackend:
     name = "openai"
     parallel = 1  # a generic server may ignore "n"; the embedded llama.cpp server raises this
     n_field = "n"  # the request field for several completions (llama.cpp: n_cmpl)
+    home_slot: int | None = None  # llama.cpp with several slots: one-completion requests all go to this one
 
     def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2, seed: int | None = None,
                  max_context: int = 8192, api_key: str | None = None) -> None:
@@ -270,6 +271,8 @@ class OpenAICompatBackend:
         n = int((options or {}).get("n") or 1)
         if n > 1:
             body[self.n_field] = min(n, self.parallel)
+        elif self.home_slot is not None:  # the conversation stays in one slot's cache: left to itself, the server
+            body["id_slot"] = self.home_slot  # would take an empty slot when a removed step shortened the prefix
         return body
 
     async def warm(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,

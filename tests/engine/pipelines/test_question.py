@@ -89,3 +89,14 @@ async def test_a_report_where_there_is_no_suite_says_so_and_how_to_set_one(tmp_p
                                                  [js({"kind": "report"})])
     assert "no test suite found" in done.text and "tests.command" in done.text, done.text
     assert len(ollama_server.requests) == 1, "the model is not asked to make up a result"
+
+
+async def test_an_answer_read_from_the_code_shows_which_code_was_read(tmp_path: Path, ollama_server) -> None:
+    repo = make_repo(tmp_path / "repo", {"config.py": "import os\n\nDEFAULT_TIMEOUT = 30\nRETRIES = 3\n",
+                                         "app.py": "from config import DEFAULT_TIMEOUT\n"})
+    events, done, _ = await pipeline_turn(repo, ollama_server, "What value is DEFAULT_TIMEOUT set to in config.py?",
+                                          [js({"kind": "question"}), js({"how": "read"}),
+                                           js({"answer": "It is 30 (config.py line 3)."})])
+    shown = [e for e in events if e.type == "tool_call"]
+    assert any(e.name == "read_file" and e.arguments["path"] == "config.py" for e in shown), shown
+    assert "30" in done.text

@@ -254,6 +254,7 @@ async def ask_read(job: Job, facts: Facts) -> TurnDone:
             job.note("searched for " + ", ".join(json.dumps(t) for t in terms))
     if not ev.parts:
         raise NotHandled("nothing in the repository matched the question")
+    await _shown(job, ev, facts)
     asked = await job.ask.json(READ_PROMPT.format(question=facts.request.strip()[:1500], code=ev.text()),
                                {"type": "object", "properties": {"answer": {"type": "string"}},
                                 "required": ["answer"]}, max_tokens=300, label="the answer")
@@ -265,3 +266,17 @@ async def ask_read(job: Job, facts: Facts) -> TurnDone:
     if where and not any(d.path in text for d in ev.definitions):
         text += f"\n\n(From {where}.)"
     return job.answer(text)
+
+
+async def _shown(job: Job, ev: evidence.Evidence, facts: Facts) -> None:
+    """What the answer is read from, as tool lines: the developer sees which code the model was shown."""
+    async def nothing() -> None:
+        return None
+
+    for d in ev.definitions[:4]:
+        lines = f"{d.symbol.start}-{d.symbol.end}" if d.symbol.end > d.symbol.start else str(d.symbol.start)
+        await job.step("read_file", {"path": d.path, "lines": lines}, nothing,
+                       lambda _, lines=lines: f"line{'s' if '-' in lines else ''} {lines}")
+    for rel in facts.code_files[:2]:
+        if not any(d.path == rel for d in ev.definitions):
+            await job.step("outline", {"path": rel}, nothing, lambda _: "outline")
