@@ -107,9 +107,16 @@ class DevagentApp(App[int]):
         self._load_themes(theme or self.config.ui.theme)
 
     def get_default_screen(self) -> Screen:
-        # Not App.size: before the driver knows its size, that pins it to the console's (80x25 headless),
-        # and the screen is laid out and painted twice more when the real size arrives.
-        width, height = self.console.size
+        # Textual reads App.size right after this; before the driver knows its size, that pins the driver to
+        # the console's guess (80x25 headless, where the driver then says 80x24), and the screen is laid out
+        # and painted at the guessed size and again at the real one. Ask the driver as its first resize will.
+        driver = self._driver
+        if driver is not None and driver._size is None and hasattr(driver, "_get_terminal_size"):
+            try:
+                driver._size = driver._get_terminal_size()
+            except Exception:  # noqa: BLE001 - a driver that cannot tell yet: Textual's guess, as before
+                pass
+        width, height = self.size
         return MainScreen(self.repo, self.config, clock=self.clock, git_refresh=self.git_refresh,
                           retry_seconds=self.retry_seconds, id="_default",
                           classes=" ".join(sorted(breakpoint_classes(width, height))))

@@ -37,11 +37,11 @@ from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import literal_warnings
 from tui.app.widgets.wait_line import WaitLine
 from tui.config import Config
-from tui.protocol import events as ev
 from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.app.widgets.tool_call_line import ToolCallLine
+    from tui.protocol import events as ev
 
 FIX_STOPPED = {"passed": "the tests pass", "limit": "attempt limit reached", "repeated": "the same failures came back",
                "declined": "no fix was applied", "cancelled": "cancelled",
@@ -255,24 +255,26 @@ class MainScreen(Screen):
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if not self.alive:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
+        from tui.protocol.events import Progress  # loaded by now: the event is one of its classes
+
         event = message.event
         handler = handler_for(type(event))
         if handler is not None:
             handler(self, event)
-        if not isinstance(event, ev.Progress):
+        if not isinstance(event, Progress):
             self.wait.feed(event)  # what ends a wait: the reply, the command, the turn (tui/protocol/waits.py)
 
-    @handles(ev.SessionStarted)
+    @handles("SessionStarted")
     def handle_session_started(self, event: ev.SessionStarted) -> None:
         self.bar.model = event.model
         if event.sandbox:
             self.bar.sandbox = event.sandbox
 
-    @handles(ev.TextDelta)
+    @handles("TextDelta")
     def handle_text_delta(self, event: ev.TextDelta) -> None:
         self.agent.add_tokens(event.text)
 
-    @handles(ev.TextDone)
+    @handles("TextDone")
     def handle_text_done(self, event: ev.TextDone) -> None:
         agent = self.agent
         agent.finish_reply(event.text, event.shown)
@@ -283,11 +285,11 @@ class MainScreen(Screen):
             agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
                              "warning")
 
-    @handles(ev.ToolCallStarted)
+    @handles("ToolCallStarted")
     def handle_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self.agent.add_tool_call(event.call_id, event.name, event.arguments)
 
-    @handles(ev.ToolCallFinished)
+    @handles("ToolCallFinished")
     def handle_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
         line = self.agent.tool_call(event.call_id)
         if line is not None:
@@ -296,7 +298,7 @@ class MainScreen(Screen):
             line.result = event.summary
         self.diff.refresh_repo()
 
-    @handles(ev.ProposalCreated)
+    @handles("ProposalCreated")
     def handle_proposal_created(self, event: ev.ProposalCreated) -> None:
         proposal, agent = event.proposal, self.agent
         line: ToolCallLine | None = agent.tool_call(proposal.call_id or f"user-{proposal.id}")
@@ -306,7 +308,7 @@ class MainScreen(Screen):
         line.proposal_id = proposal.id
         line.state = "waiting"
 
-    @handles(ev.DecisionMade)
+    @handles("DecisionMade")
     def handle_decision_made(self, event: ev.DecisionMade) -> None:
         line = self.agent.tool_call_for_proposal(event.id)
         if line is not None:
@@ -315,23 +317,23 @@ class MainScreen(Screen):
                 line.result = f"{event.decision} ({event.by}): {event.reason}"
         self.queue.drop(event.id)
 
-    @handles(ev.CommandStarted)
+    @handles("CommandStarted")
     def handle_command_started(self, event: ev.CommandStarted) -> None:
         self.output.start(event.id, event.command, event.sandbox)
         self.add_class("-has-output")
         self.update_keys()
 
-    @handles(ev.CommandOutput)
+    @handles("CommandOutput")
     def handle_command_output(self, event: ev.CommandOutput) -> None:
         self.output.write(event.text)
 
-    @handles(ev.CommandFinished)
+    @handles("CommandFinished")
     def handle_command_finished(self, event: ev.CommandFinished) -> None:
         self.output.finish(event.exit_code, event.duration, event.killed, event.dropped_bytes)
         self.update_keys()
         self.diff.refresh_repo()
 
-    @handles(ev.Checkpointed)
+    @handles("Checkpointed")
     def handle_checkpointed(self, event: ev.Checkpointed) -> None:
         """The ref is a detail (`u` and `devagent undo` find it); what the checkpoint cannot restore is said."""
         self.agent.add_detail(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it", "checkpoint")
@@ -339,7 +341,7 @@ class MainScreen(Screen):
             self.agent.add_notice(f"the checkpoint before this change does not cover: {', '.join(event.not_covered)}",
                                   "warning")
 
-    @handles(ev.Detail)
+    @handles("Detail")
     def handle_detail(self, event: ev.Detail) -> None:
         """devagent's own notes go to the request's details line; a connection message is also the banner's
         while the model is not connected (the status bar says the rest once it is)."""
@@ -347,18 +349,18 @@ class MainScreen(Screen):
         if event.kind == "connection" and self.server_state != "connected":
             self.banner.say(server=event.text)
 
-    @handles(ev.ErrorEvent)
+    @handles("ErrorEvent")
     def handle_error(self, event: ev.ErrorEvent) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")
         self.agent.add_notice(text, "error")
         if not event.retryable and not (event.source == "model" and self.banner.server):
             self.banner.say(error=text)
 
-    @handles(ev.Retrying)
+    @handles("Retrying")
     def handle_retrying(self, event: ev.Retrying) -> None:
         self.agent.add_detail(f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "retry")
 
-    @handles(ev.ServerStatus)
+    @handles("ServerStatus")
     def handle_server_status(self, event: ev.ServerStatus) -> None:
         self.server_state = event.state
         bar = self.bar
@@ -367,21 +369,21 @@ class MainScreen(Screen):
             bar.model = event.model
         self.banner.server_state(event.state, event.host, event.detail, self.retry_seconds)
 
-    @handles(ev.Progress)
+    @handles("Progress")
     def handle_progress(self, event: ev.Progress) -> None:
         """A wait began or moved: the line above the prompt (stage, elapsed seconds, the cancel key)."""
         self.wait.feed(event)
 
-    @handles(ev.ContextUsage)
+    @handles("ContextUsage")
     def handle_context_usage(self, event: ev.ContextUsage) -> None:
         agents = event.parts.get("instructions") if event.parts else 0
         self.bar.context = f"ctx {event.used}/{event.limit}" + (f" (AGENTS.md {agents})" if agents else "")
 
-    @handles(ev.Notice)
+    @handles("Notice")
     def handle_notice(self, event: ev.Notice) -> None:
         self.agent.add_notice(event.message, event.level, event.key)
 
-    @handles(ev.FixAttempt)
+    @handles("FixAttempt")
     def handle_fix_attempt(self, event: ev.FixAttempt) -> None:
         """The fix loop's counter in the output pane's title, and a line in the conversation."""
         output, agent = self.output, self.agent
@@ -394,7 +396,7 @@ class MainScreen(Screen):
         agent.add_notice(f"fix loop stopped after {plural(event.attempt, 'attempt')}: {why}",
                          "info" if event.reason == "passed" else "warning")
 
-    @handles(ev.TurnDone)
+    @handles("TurnDone")
     def handle_turn_done(self, event: ev.TurnDone) -> None:
         agent = self.agent
         agent.end_reply()
