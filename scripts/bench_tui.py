@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_common import GIT_ENV, rss_mib, scenario, table, write_json  # noqa: E402
 
-# The child prints FRAME <rss MiB> <heavy modules> on its first frame, idles if asked, then exits.
+# The child prints FRAME <rss MiB> <heavy modules> when the app hands its first frame to the terminal driver (the
+# same hook in both apps: what a person sees first), idles if asked, then exits.
 CHILD = r"""
 import os, sys, time
 kind, repo, idle = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -51,19 +52,21 @@ def rss():
             return int(line.split()[1]) / 1024
     return 0.0
 
-def report(app):
-    heavy = ",".join(m for m in ("ollama", "git", "unidiff") if m in sys.modules) or "-"
-    print("FRAME", round(rss(), 1), heavy, flush=True)
-    if idle:
-        time.sleep(0)  # the idle period runs on the loop below
-    app.set_timer(idle or 0.01, lambda: (print("IDLE", round(rss(), 1), flush=True), app.exit()))
+class FirstFrame:
+    _painted = False
+
+    def _display(self, screen, update):
+        super()._display(screen, update)
+        if update is not None and not self._painted:
+            self._painted = True
+            heavy = ",".join(m for m in ("ollama", "git", "unidiff") if m in sys.modules) or "-"
+            print("FRAME", round(rss(), 1), heavy, flush=True)
+            self.set_timer(idle or 0.01, lambda: (print("IDLE", round(rss(), 1), flush=True), self.exit()))
 
 if kind == "bare":
-    class Bare(App):
+    class Bare(FirstFrame, App):
         def compose(self):
             yield Static("hello")
-        def on_mount(self):
-            self.call_after_refresh(report, self)
     Bare().run(headless=True)
 else:
     from pathlib import Path
@@ -71,10 +74,8 @@ else:
     from tui.config import load_config
     from tui.app.app import DevagentApp
     repo = Path(repo)
-    class Timed(DevagentApp):
-        def _after_first_frame(self):
-            report(self)
-            super()._after_first_frame()
+    class Timed(FirstFrame, DevagentApp):
+        pass
     Timed(repo, load_config(repo), session_factory=open_session,
           session_options={{"host": "http://127.0.0.1:9"}}).run(headless=True)
 """

@@ -18,21 +18,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
 from textual.worker import Worker
 
 from tui.app import messages as msg
-from tui.app.approvals import act
 from tui.app.engine_events import handler_for, handles
 from tui.app.keyhints import Hint, KeyHints, pane_hints
 from tui.app.keymap import APP_KEYS, BACK_KEYS
+from tui.app.screens import first_frame
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.banner import Banner
-from tui.app.widgets.diff_area import DiffArea, diff_view_class
+from tui.app.widgets.diff_area import DiffArea
 from tui.app.widgets.diff_frame import DiffFrame
 from tui.app.widgets.output_pane import OutputPane
-from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import literal_warnings
 from tui.app.widgets.wait_line import WaitLine
@@ -57,6 +55,7 @@ class MainScreen(Screen):
 
     AUTO_FOCUS = "#prompt"
     _resumed = False
+    complete = False  # the real prompt, diff view and queue are in (right after the first frame)
 
     def __init__(self, repo: Path, config: Config, *, clock: Callable[[], float] = time.monotonic,
                  git_refresh: bool = True, retry_seconds: float = 3.0, **kwargs: Any) -> None:
@@ -78,24 +77,20 @@ class MainScreen(Screen):
             with Vertical(id="left"):
                 yield AgentPane(id="agent")
                 yield WaitLine(self.clock, lambda: "esc cancels" if self.busy() else "", id="wait")
-                yield PromptInput(id="prompt")
+                yield first_frame.PromptStandin()  # the real prompt right after the first frame
             with Vertical(id="side"):
                 with DiffArea(self.repo, git_refresh=self.git_refresh, id="diff-area"):
-                    diff_cls = diff_view_class()
                     with DiffFrame(id="diff-frame", classes="-proposal"):  # born in the view's first mode
-                        if diff_cls is not None:
-                            yield diff_cls(id="diff")
-                        else:
-                            yield Static("working-tree diff", id="diff", markup=False)
+                        yield first_frame.standin_diff()  # the DiffView right after the first frame
                 yield ApprovalQueue(id="queue", classes="-empty")  # born empty: no restyle when it mounts
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        self.query_one("#diff-frame").border_title = "Diff"
+        frame = self.query_one("#diff-frame")
+        frame.border_title, frame.border_subtitle = "Diff", "no changes"  # as the empty DiffView labels it
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.bar.repo_name = self.repo.name
-        self.prompt.focus()
         self.update_keys()
 
     async def composed(self) -> None:
@@ -110,11 +105,20 @@ class MainScreen(Screen):
         if event.size != self.app.size:
             event.prevent_default()
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call)."""
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False  # the first resume follows the mount that just styled every widget
+    async def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call).
+        The first one lays out and paints the first frame itself, then puts the real panes in (first_frame.py)
+        before the screen takes any other message."""
+        if self._resumed:
+            return
+        self._resumed = True
+        event.refresh_styles = False  # the first resume follows the mount that just styled every widget
+        event.prevent_default()
+        Screen._on_screen_resume(self, event)  # the first frame
+        await first_frame.complete(self)
+        self.complete = True
+        self.update_keys()
+        self.app.first_frame_done()
 
     def _theme_changed(self, theme: Any) -> None:
         self.queue.refresh_styles()
@@ -122,7 +126,7 @@ class MainScreen(Screen):
 
     # the parts (each the one widget of its class on this screen) -----------
     agent = property(lambda self: self.query_one(AgentPane))
-    prompt = property(lambda self: self.query_one(PromptInput))
+    prompt = property(lambda self: self.query_one("#prompt", first_frame.prompt_class()))
     diff = property(lambda self: self.query_one(DiffArea))
     queue = property(lambda self: self.query_one(ApprovalQueue))
     output = property(lambda self: self.query_one(OutputPane))
@@ -189,7 +193,7 @@ class MainScreen(Screen):
             now.append(("esc", "cancel"))
         if self.output.running:
             now.append(("^k", "kill"))
-        focused = self.focused
+        focused = self.focused or (None if self.complete else self.query_one("#prompt"))  # its stand-in's keys
         waiting: tuple[Hint, ...] = ()
         queue = self.queue
         if queue.pending and not queue.has_focus:
@@ -240,6 +244,8 @@ class MainScreen(Screen):
         self.update_keys()
 
     def on_approval_queue_act(self, message: ApprovalQueue.Act) -> None:
+        from tui.app.approvals import act
+
         act(self.queue, self.diff, message.action, message.proposal)
 
     def on_approval_queue_focused(self, message: ApprovalQueue.Focused) -> None:
