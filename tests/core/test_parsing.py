@@ -33,6 +33,7 @@ ALLOWED = {
     ("tui/safety/parsing.py", "compile"): "the one wrapper",
     ("tui/safety/parsing.py", "yaml.safe_load_all"): "the one wrapper",
     ("tui/refactor/repair_json.py", "json_repair.loads"): "text repair_text checked for depth; RecursionError caught",
+    ("tui/refactor/pysig.py", "ast.parse"): "one default value, at most 200 characters (refused above), RecursionError caught",
 }
 PARSERS = {"json.loads", "json.load", "tomllib.loads", "tomllib.load", "ast.parse", "ast.literal_eval", "compile",
            "yaml.load", "yaml.safe_load", "yaml.load_all", "yaml.safe_load_all", "json_repair.loads"}

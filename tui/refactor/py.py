@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from tui.protocol.events import Progress
 from tui.refactor.base import Check, FileChange, Outcome, RefactorError
 from tui.refactor.scratch import Scratch
+from tui.safety.parsing import loads_json
 
 if TYPE_CHECKING:
     from tui.config import Config
@@ -98,7 +99,7 @@ def _worker(copy: Path, repo: Path, op: str, args: dict[str, Any], skip: list[st
     except OSError as err:
         raise RefactorError(f"the Python refactoring engine could not start: {err}") from None
     try:
-        return dict(json.loads(done.stdout[:OUTPUT_LIMIT].decode("utf-8", "surrogateescape")))
+        return dict(loads_json(done.stdout[:OUTPUT_LIMIT].decode("utf-8", "surrogateescape"), "the engine's reply"))
     except (ValueError, TypeError):
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
         if done.returncode in (-9, 137) or "MemoryError" in tail[0]:

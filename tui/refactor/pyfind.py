@@ -8,6 +8,7 @@ Runs inside the refactoring worker (tui/refactor/pyworker.py), bounded in time a
 
 from __future__ import annotations
 
+from tui.safety.parsing import parse_python
 import ast
 import re
 from dataclasses import dataclass
@@ -69,7 +70,7 @@ def module_name(rel: str, roots: list[str]) -> str:
 def parse(root: Path, rel: str) -> ast.Module | None:
     """The file's tree; None when it does not parse (or is too deeply nested to parse)."""
     try:
-        return ast.parse((root / rel).read_bytes(), rel)
+        return parse_python((root / rel).read_bytes(), rel)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
         return None
 

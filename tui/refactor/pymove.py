@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.refactor.pyfind import parse, trees
 from tui.refactor.pytext import all_entries, bound, read, write
+from tui.safety.parsing import parse_python
 
 
 def public(tree: ast.Module, name: str) -> bool:
@@ -53,7 +54,7 @@ def _insert_at(tree: ast.Module) -> int:
 def add_reexport(root: Path, rel: str, module: str, name: str) -> None:
     """``from module import name`` in ``rel`` (relative when ``rel`` imports its own package relatively)."""
     text = read(root / rel)
-    tree = ast.parse(text)
+    tree = parse_python(text)
     package = rel.rsplit("/", 1)[0] if "/" in rel else ""
     relative = any(isinstance(n, ast.ImportFrom) and n.level == 1 for n in tree.body)
     if relative and "." in module and module.rsplit(".", 1)[0].replace(".", "/") in (package, package.split("/", 1)[-1]):
@@ -195,7 +196,7 @@ def _both(root: Path, rel: str, before: str | None) -> tuple[ast.Module, ast.Mod
     if before is None or tree is None:
         return None
     try:
-        return ast.parse(before), tree
+        return parse_python(before), tree
     except (SyntaxError, ValueError, RecursionError):
         return None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.refactor import pyfind, pymove, pyrope, pysig, pytext
 from tui.refactor.pyfind import IDENT, Target
+from tui.safety.parsing import parse_python
 
 
 class OpError(Exception):
@@ -48,7 +49,7 @@ def _flakes(text: str, rel: str, rename: tuple[str, str] = ("", "")) -> list[tup
     from pyflakes import checker
 
     try:
-        tree = ast.parse(text, rel)
+        tree = parse_python(text, rel)
         found = checker.Checker(tree, filename=rel).messages
     except (SyntaxError, ValueError):
         return []
@@ -71,7 +72,7 @@ def _checks(root: Path, before: dict[str, str], reexports: list[str],
     for rel in changed:
         text = pytext.read(root / rel)
         try:
-            ast.parse(text, rel)
+            parse_python(text, rel, limit=None)
         except (SyntaxError, ValueError) as err:
             broken.append(f"{rel}:{getattr(err, 'lineno', 0)}: {getattr(err, 'msg', err)}")
             continue

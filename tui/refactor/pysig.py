@@ -30,6 +30,8 @@ def check_default(value: str) -> str:
     """A default must be a value (a literal, a name, a dotted name, simple arithmetic), never a call: the
     model's and the developer's arguments are names and values, not code."""
     value = value.strip()
+    if len(value) > 200:
+        raise SignatureError("a default value longer than 200 characters is not a plain value")
     try:
         tree = ast.parse(value, mode="eval")
     except (SyntaxError, ValueError, RecursionError):

@@ -9,6 +9,7 @@ analysis only reads source, and this keeps it so whatever a repository contains.
 
 from __future__ import annotations
 
+from tui.safety.parsing import loads_json
 import json
 import os
 import sys
@@ -76,7 +77,7 @@ def _preload() -> str:
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.read())
+    request = loads_json(sys.stdin.read(), "the request")
     root = request["root"]
     try:
         engine = _preload()

@@ -60,6 +60,7 @@ PIPELINES: dict[str, Pipeline] = {
     "docs": _lazy("docs"),
     "history": _lazy("history"),
     "scaffold": _lazy("scaffold"),
+    "refactor": _lazy("refactor"),
 }
 
 __all__ = ["Facts", "Job", "Memory", "NotHandled", "PIPELINES"]
