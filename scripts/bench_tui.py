@@ -57,7 +57,7 @@ class FirstFrame:
 
     def _display(self, screen, update):
         super()._display(screen, update)
-        if update is not None and not self._painted:
+        if update is not None and not self._batch_count and not self._painted:  # what a terminal is sent
             self._painted = True
             heavy = ",".join(m for m in ("ollama", "git", "unidiff") if m in sys.modules) or "-"
             print("FRAME", round(rss(), 1), heavy, flush=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,6 +154,8 @@ class NestedConfig(ConfigError):
 
 
 def _toml(text: str, path: Path | str) -> dict[str, Any]:
+    import tomllib  # loaded with the first config file: the app's first frame does without it
+
     try:
         return loads_toml(text, str(path))
     except TooDeep as exc:

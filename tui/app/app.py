@@ -27,7 +27,6 @@ from tui.app import messages as msg
 from tui.app.keymap import Action, bindings, palette_actions
 from tui.app.screens.main import MainScreen
 from tui.app.hold import HoldUntilReady
-from tui.app.widgets.reply_block import warm_in_background
 from tui.config import Config
 from tui.protocol.errors import DevagentError
 
@@ -218,7 +217,8 @@ class DevagentApp(HoldUntilReady, App[int]):
             _flows().turn.submit(main, self.initial_prompt)
         main.output.ensure_log()  # the empty log had no part in the first frame
         self._load_other_themes()
-        warm_in_background()  # last: starting a thread waits for it to run, which can take a while on a busy box
+        from tui.app.widgets.reply_block import warm_in_background  # last: starting a thread waits for it to run
+        warm_in_background()
 
     # the engine ------------------------------------------------------------
     def emit(self, event: Any) -> None:

@@ -22,7 +22,6 @@ from tui.app.keymap import hints
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from tui.app.screens.main import MainScreen
     from tui.app.widgets.prompt_input import PromptInput
 
 NO_CHANGES = "  No changes to show."  # the empty DiffView's first row (tui/app/widgets/diff_view.py)
@@ -32,8 +31,7 @@ class Standin(Static):
     """A part of the first frame that the real widget replaces right after it (``complete``)."""
 
     DEFAULT_CSS = """
-    Standin.-prompt { height: 3; padding: 0 1; background: $surface;  /* the focused prompt (app.tcss) */
-        border: heavy $primary; border-title-color: $primary; border-title-style: bold; }
+    Standin.-prompt { height: 3; padding: 0 1; background: $surface; }  /* drawn focused by app.tcss */
     Standin.-diff { height: 1fr; width: 1fr; background: $surface; color: $text-muted; }
     """
 
@@ -45,7 +43,7 @@ class PromptStandin(Standin):
     KEY_HINTS = hints("prompt")  # the status bar's keys are the prompt's from the first frame on
 
     def __init__(self) -> None:
-        super().__init__(Text(" ", style="reverse"), id="prompt", classes="-prompt")
+        super().__init__(Text(" ", style="reverse"), id="prompt", classes="-prompt -standin")
         self.border_title = "Prompt"
 
 
@@ -59,8 +57,9 @@ def prompt_class() -> type[PromptInput]:
     return PromptInput
 
 
-async def complete(screen: MainScreen) -> None:
-    """Right after the first frame: the real prompt and diff view in place of the stand-ins."""
+async def complete(screen: Any) -> None:
+    """Right after the first frame: the real prompt and diff view in place of the stand-ins (``screen`` is the
+    main screen, tui/app/screens/main.py, which imports this module)."""
     from tui.app.widgets.diff_area import diff_view_class
 
     view_cls = diff_view_class()
@@ -77,5 +76,6 @@ async def complete(screen: MainScreen) -> None:
             await standin.remove()
             await parent.mount(real, before=following[0] if following else None)
         screen.query_one("#diff-frame").border_title = "Diff"  # the view's mount titled its frame
+        screen.agent.show_welcome()
         if screen.focused is None:  # the focus starts in the prompt, unless it was put elsewhere meanwhile
             screen.set_focus(screen.prompt)
