@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from tui.protocol.errors import ConfigError
 
 @dataclass
 class ModelConfig:
+    """[model]: which backend and model, sampling, deadlines, and how a turn uses the model."""
     backend: str = "ollama"  # ollama | openai | embedded
     host: str = ""  # "" = $OLLAMA_HOST or http://127.0.0.1:11434
     name: str = ""  # "" = first suitable model the server lists
@@ -55,6 +55,7 @@ def half_memory_mb() -> int:
 
 @dataclass
 class LimitsConfig:
+    """[limits]: what one command may take (time, output, memory, processes) and what the model is sent."""
     command_timeout: float = 120.0  # wall clock, seconds
     idle_timeout: float = 60.0  # no output for this long ends the command
     grace: float = 2.0  # SIGTERM -> SIGKILL
@@ -71,6 +72,7 @@ class LimitsConfig:
 
 @dataclass
 class SandboxConfig:
+    """[sandbox]: the sandbox mode and what it passes through, hides or lets commands write."""
     mode: str = "auto"  # auto | bwrap | none
     env: list[str] = field(default_factory=list)  # extra variables passed through
     mask: list[str] = field(default_factory=list)  # extra paths hidden from commands
@@ -79,11 +81,13 @@ class SandboxConfig:
 
 @dataclass
 class CheckpointConfig:
+    """[checkpoints]: how many are kept."""
     keep: int = 50  # checkpoints kept across sessions (the current session's are never pruned)
 
 
 @dataclass
 class TestsConfig:
+    """[tests]: the test command (detected when empty) and the fix loop's attempts."""
     command: str = ""  # override detection, e.g. "pytest -q"
     fix_attempts: int = 3
 
@@ -103,6 +107,7 @@ class ProjectConfig:
 
 @dataclass
 class UIConfig:
+    """[ui]: the theme, where user themes live, the output pane's length."""
     theme: str = "devagent-dark"
     theme_dir: str = ""  # "" = $XDG_CONFIG_HOME/devagent/themes
     output_lines: int = 5000
@@ -110,6 +115,7 @@ class UIConfig:
 
 @dataclass
 class ReviewConfig:
+    """[review]: the pre-commit review's model budget and file size limit."""
     model_budget: float = 30.0  # seconds for the model part of a review
     max_file_kb: int = 500
     blocking: list[str] = field(default_factory=lambda: ["error"])
@@ -117,6 +123,7 @@ class ReviewConfig:
 
 @dataclass
 class Config:
+    """Every setting, by section (each a dataclass above); ``load_config`` layers the files."""
     model: ModelConfig = field(default_factory=ModelConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
@@ -155,6 +162,8 @@ class NestedConfig(ConfigError):
 
 
 def _toml(text: str, path: Path | str) -> dict[str, Any]:
+    import tomllib  # loaded with the first config file: the app's first frame does without it
+
     try:
         return loads_toml(text, str(path))
     except TooDeep as exc:

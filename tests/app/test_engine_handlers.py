@@ -56,3 +56,10 @@ async def test_the_context_meter_shows_what_agents_md_takes(repo: Path) -> None:
         await wait_for(pilot, lambda: "ctx 1200/4096 (AGENTS.md 212)" in str(bar.render()))
         feed(app, ev.ContextUsage(used=900, limit=4096))  # a request without instructions says nothing of them
         await wait_for(pilot, lambda: "ctx 900/4096" in str(bar.render()) and "AGENTS.md" not in str(bar.render()))
+
+
+def test_every_handler_names_an_event_class() -> None:
+    """Handlers are bound by class name (the events module loads after the first frame): a misspelt or removed
+    name would leave its handler unreachable."""
+    assert all(isinstance(getattr(ev, name, None), type) and issubclass(getattr(ev, name), ev.Event)
+               for name in HANDLERS)

@@ -26,13 +26,13 @@ from textual.screen import Screen
 from tui.app import messages as msg
 from tui.app.keymap import Action, bindings, palette_actions
 from tui.app.screens.main import MainScreen
-from tui.app.widgets.prompt_input import PromptInput
-from tui.app.widgets.reply_block import warm_in_background
+from tui.app.hold import HoldUntilReady
 from tui.config import Config
 from tui.protocol.errors import DevagentError
 
 if TYPE_CHECKING:
     from tui.app.approver import TuiApprover
+    from tui.app.widgets.prompt_input import PromptInput
     from tui.app.flows.download import DownloadOffer
 
 SessionFactory = Callable[["DevagentApp"], Awaitable[Any]]
@@ -63,7 +63,7 @@ def breakpoint_classes(width: int, height: int) -> set[str]:
     return chosen
 
 
-class DevagentApp(App[int]):
+class DevagentApp(HoldUntilReady, App[int]):
     """devagent's full-screen app. Build it with ``DevagentApp(repo, config, ...)``; tests pass
     ``session_factory=None`` and feed events with ``post_message(EngineEvent(...))``."""
 
@@ -107,9 +107,12 @@ class DevagentApp(App[int]):
         self._load_themes(theme or self.config.ui.theme)
 
     def get_default_screen(self) -> Screen:
-        # Not App.size: before the driver knows its size, that pins it to the console's (80x25 headless),
-        # and the screen is laid out and painted twice more when the real size arrives.
-        width, height = self.console.size
+        # Textual reads App.size next: before the driver knows its size, that pins it to the console's guess
+        # (80x25 headless, where the driver says 80x24) and the first frame is painted twice. Ask the driver.
+        driver = self._driver
+        if driver is not None and driver._size is None and hasattr(driver, "_get_terminal_size"):
+            driver._size = driver._get_terminal_size()
+        width, height = self.size
         return MainScreen(self.repo, self.config, clock=self.clock, git_refresh=self.git_refresh,
                           retry_seconds=self.retry_seconds, id="_default",
                           classes=" ".join(sorted(breakpoint_classes(width, height))))
@@ -182,6 +185,10 @@ class DevagentApp(App[int]):
         await self.main.composed()  # before the app hands it any message
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=8)
+
+    def first_frame_done(self) -> None:
+        """The main screen is whole: what it was sent meanwhile (tui/app/hold.py), then what waits for it."""
+        self.release()
         self.call_after_refresh(self._after_first_frame)
 
     def on_load(self) -> None:
@@ -210,7 +217,8 @@ class DevagentApp(App[int]):
             _flows().turn.submit(main, self.initial_prompt)
         main.output.ensure_log()  # the empty log had no part in the first frame
         self._load_other_themes()
-        warm_in_background()  # last: starting a thread waits for it to run, which can take a while on a busy box
+        from tui.app.widgets.reply_block import warm_in_background  # last: starting a thread waits for it to run
+        warm_in_background()
 
     # the engine ------------------------------------------------------------
     def emit(self, event: Any) -> None:
@@ -225,17 +233,19 @@ class DevagentApp(App[int]):
 
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         """Each engine event, in order, to the main screen's handler of its class."""
-        if not self.quitting and self.screen_stack:
+        if not self.held(message) and not self.quitting and self.screen_stack:
             self.main.on_engine_event(message)
 
     def on_approval_requested(self, message: msg.ApprovalRequested) -> None:
+        if self.held(message):
+            return
         if self.quitting or not self.screen_stack:
             message.future.cancel()
         else:
             self.main.on_approval_requested(message)
 
     def on_approval_withdrawn(self, message: msg.ApprovalWithdrawn) -> None:
-        if not self.quitting and self.screen_stack:
+        if not self.held(message) and not self.quitting and self.screen_stack:
             self.main.on_approval_withdrawn(message)
 
     def make_approver(self) -> TuiApprover:

@@ -22,6 +22,8 @@ __all__ = ["APP_KEYS", "BACK_KEYS", "JUMP_KEY", "Hint", "KeyHints", "fit", "pane
 
 @dataclass(frozen=True)
 class KeyHints:
+    """The status bar's key hints in their four groups (``fit`` lays them out)."""
+
     now: tuple[Hint, ...] = ()  # esc cancel, ^k kill
     pane: tuple[Hint, ...] = ()
     app: tuple[Hint, ...] = field(default=APP_KEYS)

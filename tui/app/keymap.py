@@ -20,6 +20,8 @@ JUMP_KEY = "ctrl+o"  # focus the diff; pressed in the diff, back where the focus
 
 @dataclass(frozen=True)
 class Action:
+    """One row of the table: a key, where it works, what it does, and who binds and runs it."""
+
     where: str  # where the key works, as the help screen groups it: anywhere | prompt | approvals | diff | panes
     shown: str  # the key as the help screen and the tables show it ("n / p"); "" for a palette-only action
     what: str  # one line: the help screen, and the palette's help text

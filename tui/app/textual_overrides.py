@@ -40,6 +40,8 @@ OVERRIDES: dict[str, str] = {
     "DiffView.watch_scroll_y": "a scroll moves the current hunk along; calls ScrollView.watch_scroll_y",
     "PromptInput.action_cursor_up": "up on the first line walks the prompt history; else TextArea's",
     "PromptInput.action_cursor_down": "down on the last line walks the prompt history; else TextArea's",
+    "HoldUntilReady.on_event": "Textual's dispatcher of every event (not a handler: it calls super): keys and "
+                               "pastes wait until the real prompt is in, right after the first frame (tui/app/hold.py)",
     "DevagentApp.action_quit": "cancels workers and pending approvals and closes the session before exiting",
     "DevagentApp.refresh_css": "before any screen is styled, new theme variables are set without a second parse",
 }

@@ -13,8 +13,6 @@ also a ``ValueError`` (every caller already treats one as "does not parse").
 from __future__ import annotations
 
 import ast
-import json
-import tomllib
 from typing import Any
 
 from tui.protocol.errors import ToolError
@@ -65,6 +63,8 @@ def tree_depth_over(tree: ast.AST, limit: int) -> bool:
 
 def loads_json(text: str | bytes, what: str = "", *, limit: int = MAX_DEPTH, strict: bool = True) -> Any:
     """``json.loads``; TooDeep past ``limit`` levels, json.JSONDecodeError (a ValueError) when it is not JSON."""
+    import json  # imported where used: a module this low is loaded before the app's first frame
+
     try:
         value = json.loads(text, strict=strict)
     except (RecursionError, MemoryError):
@@ -77,6 +77,8 @@ def loads_json(text: str | bytes, what: str = "", *, limit: int = MAX_DEPTH, str
 def loads_toml(text: str, what: str = "", *, limit: int = MAX_DEPTH) -> dict[str, Any]:
     """``tomllib.loads``; TooDeep past ``limit`` levels (brackets, inline tables or dotted keys alike),
     tomllib.TOMLDecodeError (a ValueError) when it is not TOML."""
+    import tomllib
+
     try:
         value = tomllib.loads(text)
     except (RecursionError, MemoryError):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -171,6 +170,8 @@ def read_regular(path: Path, limit: int, *, follow: bool = True) -> bytes:
 
 def _write_in(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
     """Write ``data`` as ``name`` in the directory ``dir_fd``: temp file, fsync, rename over."""
+    import secrets  # here: reading a file (the app's config, before its first frame) needs no random names
+
     tmp = f".{name}.devagent-{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)

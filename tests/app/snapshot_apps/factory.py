@@ -36,6 +36,8 @@ def no_blink(app: DevagentApp) -> None:
 
     for area in app.query(TextArea):
         area.cursor_blink = False
+    if isinstance(app, DevagentApp) and app.screen_stack and not app.main.complete:  # its prompt: after the first frame
+        app.call_after_refresh(no_blink, app)
 
 
 def feed(app: DevagentApp, *events: ev.Event) -> None:

@@ -18,30 +18,28 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
 from textual.worker import Worker
 
 from tui.app import messages as msg
-from tui.app.approvals import act
 from tui.app.engine_events import handler_for, handles
 from tui.app.keyhints import Hint, KeyHints, pane_hints
 from tui.app.keymap import APP_KEYS, BACK_KEYS
+from tui.app.screens import first_frame
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.banner import Banner
-from tui.app.widgets.diff_area import DiffArea, diff_view_class
+from tui.app.widgets.diff_area import DiffArea
 from tui.app.widgets.diff_frame import DiffFrame
 from tui.app.widgets.output_pane import OutputPane
-from tui.app.widgets.prompt_input import PromptInput
 from tui.app.widgets.status_bar import StatusBar
 from tui.app.widgets.tool_call_line import literal_warnings
 from tui.app.widgets.wait_line import WaitLine
 from tui.config import Config
-from tui.protocol import events as ev
 from tui.protocol.words import plural
 
 if TYPE_CHECKING:
     from tui.app.widgets.tool_call_line import ToolCallLine
+    from tui.protocol import events as ev
 
 FIX_STOPPED = {"passed": "the tests pass", "limit": "attempt limit reached", "repeated": "the same failures came back",
                "declined": "no fix was applied", "cancelled": "cancelled",
@@ -57,6 +55,7 @@ class MainScreen(Screen):
 
     AUTO_FOCUS = "#prompt"
     _resumed = False
+    complete = False  # the real prompt, diff view and queue are in (right after the first frame)
 
     def __init__(self, repo: Path, config: Config, *, clock: Callable[[], float] = time.monotonic,
                  git_refresh: bool = True, retry_seconds: float = 3.0, **kwargs: Any) -> None:
@@ -78,24 +77,20 @@ class MainScreen(Screen):
             with Vertical(id="left"):
                 yield AgentPane(id="agent")
                 yield WaitLine(self.clock, lambda: "esc cancels" if self.busy() else "", id="wait")
-                yield PromptInput(id="prompt")
+                yield first_frame.PromptStandin()  # the real prompt right after the first frame
             with Vertical(id="side"):
                 with DiffArea(self.repo, git_refresh=self.git_refresh, id="diff-area"):
-                    diff_cls = diff_view_class()
                     with DiffFrame(id="diff-frame", classes="-proposal"):  # born in the view's first mode
-                        if diff_cls is not None:
-                            yield diff_cls(id="diff")
-                        else:
-                            yield Static("working-tree diff", id="diff", markup=False)
+                        yield first_frame.standin_diff()  # the DiffView right after the first frame
                 yield ApprovalQueue(id="queue", classes="-empty")  # born empty: no restyle when it mounts
                 yield OutputPane(self.config.ui.output_lines, clock=self.clock, id="output")
         yield StatusBar(id="status")
 
     def on_mount(self) -> None:
-        self.query_one("#diff-frame").border_title = "Diff"
+        frame = self.query_one("#diff-frame")
+        frame.border_title, frame.border_subtitle = "Diff", "no changes"  # as the empty DiffView labels it
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         self.bar.repo_name = self.repo.name
-        self.prompt.focus()
         self.update_keys()
 
     async def composed(self) -> None:
@@ -110,11 +105,20 @@ class MainScreen(Screen):
         if event.size != self.app.size:
             event.prevent_default()
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call)."""
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False  # the first resume follows the mount that just styled every widget
+    async def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Runs before Screen's own handler (Textual calls each class's handler in MRO order: no super call).
+        The first one lays out and paints the first frame itself, then puts the real panes in (first_frame.py)
+        before the screen takes any other message."""
+        if self._resumed:
+            return
+        self._resumed = True
+        event.refresh_styles = False  # the first resume follows the mount that just styled every widget
+        event.prevent_default()
+        Screen._on_screen_resume(self, event)  # the first frame
+        await first_frame.complete(self)
+        self.complete = True
+        self.update_keys()
+        self.app.first_frame_done()
 
     def _theme_changed(self, theme: Any) -> None:
         self.queue.refresh_styles()
@@ -122,7 +126,7 @@ class MainScreen(Screen):
 
     # the parts (each the one widget of its class on this screen) -----------
     agent = property(lambda self: self.query_one(AgentPane))
-    prompt = property(lambda self: self.query_one(PromptInput))
+    prompt = property(lambda self: self.query_one("#prompt", first_frame.prompt_class()))
     diff = property(lambda self: self.query_one(DiffArea))
     queue = property(lambda self: self.query_one(ApprovalQueue))
     output = property(lambda self: self.query_one(OutputPane))
@@ -189,7 +193,7 @@ class MainScreen(Screen):
             now.append(("esc", "cancel"))
         if self.output.running:
             now.append(("^k", "kill"))
-        focused = self.focused
+        focused = self.focused or (None if self.complete else self.query_one("#prompt"))  # its stand-in's keys
         waiting: tuple[Hint, ...] = ()
         queue = self.queue
         if queue.pending and not queue.has_focus:
@@ -240,6 +244,8 @@ class MainScreen(Screen):
         self.update_keys()
 
     def on_approval_queue_act(self, message: ApprovalQueue.Act) -> None:
+        from tui.app.approvals import act
+
         act(self.queue, self.diff, message.action, message.proposal)
 
     def on_approval_queue_focused(self, message: ApprovalQueue.Focused) -> None:
@@ -255,24 +261,26 @@ class MainScreen(Screen):
     def on_engine_event(self, message: msg.EngineEvent) -> None:
         if not self.alive:
             return  # the session is closing (or the app is torn down): its last events have nowhere to go
+        from tui.protocol.events import Progress  # loaded by now: the event is one of its classes
+
         event = message.event
         handler = handler_for(type(event))
         if handler is not None:
             handler(self, event)
-        if not isinstance(event, ev.Progress):
+        if not isinstance(event, Progress):
             self.wait.feed(event)  # what ends a wait: the reply, the command, the turn (tui/protocol/waits.py)
 
-    @handles(ev.SessionStarted)
+    @handles("SessionStarted")
     def handle_session_started(self, event: ev.SessionStarted) -> None:
         self.bar.model = event.model
         if event.sandbox:
             self.bar.sandbox = event.sandbox
 
-    @handles(ev.TextDelta)
+    @handles("TextDelta")
     def handle_text_delta(self, event: ev.TextDelta) -> None:
         self.agent.add_tokens(event.text)
 
-    @handles(ev.TextDone)
+    @handles("TextDone")
     def handle_text_done(self, event: ev.TextDone) -> None:
         agent = self.agent
         agent.finish_reply(event.text, event.shown)
@@ -283,11 +291,11 @@ class MainScreen(Screen):
             agent.add_notice("⚠ the reply contains hidden characters (shown as escapes): " + "; ".join(hidden),
                              "warning")
 
-    @handles(ev.ToolCallStarted)
+    @handles("ToolCallStarted")
     def handle_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         self.agent.add_tool_call(event.call_id, event.name, event.arguments)
 
-    @handles(ev.ToolCallFinished)
+    @handles("ToolCallFinished")
     def handle_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
         line = self.agent.tool_call(event.call_id)
         if line is not None:
@@ -296,7 +304,7 @@ class MainScreen(Screen):
             line.result = event.summary
         self.diff.refresh_repo()
 
-    @handles(ev.ProposalCreated)
+    @handles("ProposalCreated")
     def handle_proposal_created(self, event: ev.ProposalCreated) -> None:
         proposal, agent = event.proposal, self.agent
         line: ToolCallLine | None = agent.tool_call(proposal.call_id or f"user-{proposal.id}")
@@ -306,7 +314,7 @@ class MainScreen(Screen):
         line.proposal_id = proposal.id
         line.state = "waiting"
 
-    @handles(ev.DecisionMade)
+    @handles("DecisionMade")
     def handle_decision_made(self, event: ev.DecisionMade) -> None:
         line = self.agent.tool_call_for_proposal(event.id)
         if line is not None:
@@ -315,23 +323,23 @@ class MainScreen(Screen):
                 line.result = f"{event.decision} ({event.by}): {event.reason}"
         self.queue.drop(event.id)
 
-    @handles(ev.CommandStarted)
+    @handles("CommandStarted")
     def handle_command_started(self, event: ev.CommandStarted) -> None:
         self.output.start(event.id, event.command, event.sandbox)
         self.add_class("-has-output")
         self.update_keys()
 
-    @handles(ev.CommandOutput)
+    @handles("CommandOutput")
     def handle_command_output(self, event: ev.CommandOutput) -> None:
         self.output.write(event.text)
 
-    @handles(ev.CommandFinished)
+    @handles("CommandFinished")
     def handle_command_finished(self, event: ev.CommandFinished) -> None:
         self.output.finish(event.exit_code, event.duration, event.killed, event.dropped_bytes)
         self.update_keys()
         self.diff.refresh_repo()
 
-    @handles(ev.Checkpointed)
+    @handles("Checkpointed")
     def handle_checkpointed(self, event: ev.Checkpointed) -> None:
         """The ref is a detail (`u` and `devagent undo` find it); what the checkpoint cannot restore is said."""
         self.agent.add_detail(f"checkpoint {event.ref} ({event.label}); `devagent undo` restores it", "checkpoint")
@@ -339,7 +347,7 @@ class MainScreen(Screen):
             self.agent.add_notice(f"the checkpoint before this change does not cover: {', '.join(event.not_covered)}",
                                   "warning")
 
-    @handles(ev.Detail)
+    @handles("Detail")
     def handle_detail(self, event: ev.Detail) -> None:
         """devagent's own notes go to the request's details line; a connection message is also the banner's
         while the model is not connected (the status bar says the rest once it is)."""
@@ -347,18 +355,18 @@ class MainScreen(Screen):
         if event.kind == "connection" and self.server_state != "connected":
             self.banner.say(server=event.text)
 
-    @handles(ev.ErrorEvent)
+    @handles("ErrorEvent")
     def handle_error(self, event: ev.ErrorEvent) -> None:
         text = event.message + (f"  {event.hint}" if event.hint else "")
         self.agent.add_notice(text, "error")
         if not event.retryable and not (event.source == "model" and self.banner.server):
             self.banner.say(error=text)
 
-    @handles(ev.Retrying)
+    @handles("Retrying")
     def handle_retrying(self, event: ev.Retrying) -> None:
         self.agent.add_detail(f"retrying (attempt {event.attempt}) in {event.delay:.0f}s: {event.reason}", "retry")
 
-    @handles(ev.ServerStatus)
+    @handles("ServerStatus")
     def handle_server_status(self, event: ev.ServerStatus) -> None:
         self.server_state = event.state
         bar = self.bar
@@ -367,21 +375,21 @@ class MainScreen(Screen):
             bar.model = event.model
         self.banner.server_state(event.state, event.host, event.detail, self.retry_seconds)
 
-    @handles(ev.Progress)
+    @handles("Progress")
     def handle_progress(self, event: ev.Progress) -> None:
         """A wait began or moved: the line above the prompt (stage, elapsed seconds, the cancel key)."""
         self.wait.feed(event)
 
-    @handles(ev.ContextUsage)
+    @handles("ContextUsage")
     def handle_context_usage(self, event: ev.ContextUsage) -> None:
         agents = event.parts.get("instructions") if event.parts else 0
         self.bar.context = f"ctx {event.used}/{event.limit}" + (f" (AGENTS.md {agents})" if agents else "")
 
-    @handles(ev.Notice)
+    @handles("Notice")
     def handle_notice(self, event: ev.Notice) -> None:
         self.agent.add_notice(event.message, event.level, event.key)
 
-    @handles(ev.FixAttempt)
+    @handles("FixAttempt")
     def handle_fix_attempt(self, event: ev.FixAttempt) -> None:
         """The fix loop's counter in the output pane's title, and a line in the conversation."""
         output, agent = self.output, self.agent
@@ -394,7 +402,7 @@ class MainScreen(Screen):
         agent.add_notice(f"fix loop stopped after {plural(event.attempt, 'attempt')}: {why}",
                          "info" if event.reason == "passed" else "warning")
 
-    @handles(ev.TurnDone)
+    @handles("TurnDone")
     def handle_turn_done(self, event: ev.TurnDone) -> None:
         agent = self.agent
         agent.end_reply()

@@ -9,7 +9,7 @@ growing tail.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -18,11 +18,26 @@ from textual.widgets import Static
 
 from tui.app.keymap import hints
 
-from tui.app.widgets.details_line import DetailsLine
-from tui.app.widgets.reply_block import Reply
 from tui.app.widgets.tool_call_line import ToolCallLine, visible
 
+if TYPE_CHECKING:
+    from tui.app.widgets.details_line import DetailsLine
+    from tui.app.widgets.reply_block import Reply
+
 __all__ = ["AgentPane", "Reply"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Reply`` (the reply widget) is imported with the first reply: the first frame shows none."""
+    if name == "Reply":
+        return _reply_class()
+    raise AttributeError(name)
+
+
+def _reply_class() -> type[Reply]:
+    from tui.app.widgets.reply_block import Reply
+
+    return Reply
 
 
 class AgentPane(VerticalScroll):
@@ -50,12 +65,14 @@ class AgentPane(VerticalScroll):
         self.tokens_received = 0
         self.tokens_shown = 0  # tokens handed to the reply widgets (painted on the next frame)
         self.tokens_painted = 0  # tokens on screen: a screen refresh happened after they were shown
+        self._welcome_gone = False
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(
-            "Ask for something below and press enter. `!cmd` runs your own command. "
-            "Press ? for every key.", id="welcome", markup=False,
-        )
+    def show_welcome(self) -> None:
+        """The welcome line, right after the first frame (which it has no part in: the pane anchors to the end
+        after that frame's layout); never once the conversation began."""
+        if not self._welcome_gone and not self.query("#welcome"):
+            self.mount(Static("Ask for something below and press enter. `!cmd` runs your own command. "
+                              "Press ? for every key.", id="welcome", markup=False))
 
     def on_mount(self) -> None:
         self.border_title = "Conversation"
@@ -68,6 +85,7 @@ class AgentPane(VerticalScroll):
 
     # conversation items -------------------------------------------------
     def _remove_welcome(self) -> None:
+        self._welcome_gone = True
         for widget in self.query("#welcome"):
             widget.remove()
 
@@ -82,6 +100,8 @@ class AgentPane(VerticalScroll):
         with the first note; before any request, the session's line)."""
         line = self._details
         if line is None or not line.is_attached:
+            from tui.app.widgets.details_line import DetailsLine  # with the first note
+
             line = self._details = DetailsLine()
             request = self._request
             if request is not None and request.is_attached:
@@ -93,6 +113,8 @@ class AgentPane(VerticalScroll):
 
     def toggle_details(self) -> bool:
         """Expand or collapse the latest details line; False when there is none."""
+        from tui.app.widgets.details_line import DetailsLine
+
         lines = list(self.query(DetailsLine))
         if not lines:
             return False
@@ -118,7 +140,7 @@ class AgentPane(VerticalScroll):
         self.tokens_received += 1
         if self._reply is None:
             self._remove_welcome()
-            self._reply = Reply()
+            self._reply = _reply_class()()
             self.mount(self._reply)
         self._reply.add(visible(text))  # hidden characters become escapes before rendering
         self.tokens_shown = self.tokens_received
@@ -152,12 +174,12 @@ class AgentPane(VerticalScroll):
     @property
     def flushes(self) -> int:
         """Times a reply took in buffered text (a render of its tail each): fewer than the tokens received."""
-        return sum(reply.takes for reply in self.query(Reply))
+        return sum(reply.takes for reply in self.query(_reply_class()))
 
     def _painted(self) -> None:
         """A paint happened: the text a reply took in by then is on screen; what it still buffers, next time."""
         self._counting = False
-        if any(reply.pending for reply in self.query(Reply)):
+        if any(reply.pending for reply in self.query(_reply_class())):
             self._counting = True
             self.call_after_refresh(self._painted)
             return

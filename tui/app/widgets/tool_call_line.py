@@ -6,7 +6,6 @@ model text and commands are shown as plain rich Text (never markup), hidden char
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
@@ -43,6 +42,8 @@ def describe_arguments(name: str, arguments: dict[str, Any]) -> str:
         value = arguments.get(key)
         if isinstance(value, str) and value:
             return value
+    import json
+
     try:
         return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):

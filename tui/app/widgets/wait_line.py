@@ -4,12 +4,13 @@ once a second from the last Progress (tui/protocol/waits.py), so the seconds mov
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.timer import Timer
 from textual.widgets import Static
 
-from tui.protocol.waits import Waits
+if TYPE_CHECKING:
+    from tui.protocol.waits import Waits
 
 
 class WaitLine(Static):
@@ -22,9 +23,20 @@ class WaitLine(Static):
 
     def __init__(self, clock: Callable[[], float], cancel: Callable[[], str], **kwargs: Any) -> None:
         super().__init__("", markup=False, **kwargs)
-        self.waits = Waits(clock)
+        self.clock = clock
         self.cancel = cancel
+        self._waits: Waits | None = None
         self._timer: Timer | None = None
+
+    @property
+    def waits(self) -> Waits:
+        """Made on first use: tui.protocol.waits loads the engine's event classes, which the first frame does
+        not need."""
+        if self._waits is None:
+            from tui.protocol.waits import Waits
+
+            self._waits = Waits(self.clock)
+        return self._waits
 
     def feed(self, event: Any) -> None:
         if self.waits.feed(event):
