@@ -77,6 +77,21 @@ def test_cache_is_incremental_and_persisted(tmp_path: Path) -> None:
     assert "delete_user" in build_repo_map(repo, "delete a user", 200)
 
 
+def test_what_git_said_is_reused_only_until_the_index_or_head_moves(tmp_path: Path) -> None:
+    """The map asks git for the tracked files and the last commits once, then again only when the index or HEAD
+    changed: a file added and committed outside devagent is in the next map, and a commit moves it up."""
+    repo = _repo(tmp_path)
+    repo_map = RepoMap(repo)
+    assert "ledger" not in repo_map.render("ledger", 400)
+    (repo / "api/ledger.py").write_text("def post_entry(amount):\n    return amount\n")
+    git(repo, "add", "api/ledger.py")
+    assert "api/ledger.py: post_entry()" in repo_map.render("ledger", 400)
+    assert repo_map.recent()["api/ledger.py"] == 2.0  # staged
+    git(repo, "commit", "-q", "-m", "ledger")
+    assert repo_map.recent().get("api/ledger.py") == 1.5  # the newest commit's file now
+    (repo / "api/ledger.py").write_text("def post_entry(amount):\n    return amount\n\n\ndef void_entry():\n    pass\n")
+    assert "void_entry()" in repo_map.render("ledger", 400), "a change in the work tree alone is seen too"
+
 OVERLOADED = """from typing import overload
 
 

@@ -13,9 +13,11 @@ import hashlib
 import json
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tui.git.facade import GitRepo
 from tui.git.repo import parse_status
@@ -142,6 +144,35 @@ def _git(repo: Path, *args: str) -> str:
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
 
 
+def _git_dir(repo: Path) -> Path | None:
+    """The repository's own git directory when it is a plain ``.git`` directory (else None: no shortcuts)."""
+    gd = repo / ".git"
+    return gd if gd.is_dir() and not gd.is_symlink() else None
+
+
+def _stat_mark(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _head_ref_mark(gd: Path) -> tuple | None:
+    """The stat of the ref HEAD names (``ref: refs/heads/main``), which a commit rewrites."""
+    try:
+        if not stat.S_ISREG((gd / "HEAD").lstat().st_mode):  # never open a FIFO or a device the repo put there
+            return None
+        with open(gd / "HEAD", "rb") as fh:
+            head = fh.read(300).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    ref = head[5:].strip() if head.startswith("ref: ") else ""
+    if not ref.startswith("refs/") or ".." in ref:
+        return None
+    return _stat_mark(gd / ref)
+
+
 def _cache_path(repo: Path) -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     digest = hashlib.sha1(str(repo).encode()).hexdigest()[:16]
@@ -158,6 +189,11 @@ class RepoMap:
         self.persist = persist
         self.entries: dict[str, Entry] = {}
         self.parsed = 0  # files (re)read by the last refresh, for tests and `doctor`
+        self._git_dir = _git_dir(self.repo)
+        self._index_mark: tuple | None = None
+        self._index_listed: dict[str, str] = {}
+        self._log_mark: tuple | None = None
+        self._log_paths: list[str] = []
         if persist:
             self._load()
 
@@ -187,7 +223,12 @@ class RepoMap:
         except OSError:
             pass  # a cache that cannot be written only costs time
 
-    def refresh(self) -> None:
+    def _listed(self) -> dict[str, str]:
+        """Tracked path -> blob id, from the index; read again only when the index file changed (git replaces it
+        whole on every change: a new inode, size or time)."""
+        mark = _stat_mark(self._git_dir / "index") if self._git_dir else None
+        if mark is not None and mark == self._index_mark:
+            return self._index_listed
         listed: dict[str, str] = {}
         for line in _git(self.repo, "ls-files", "-s", "-z").split("\0"):
             if "\t" in line:
@@ -195,7 +236,15 @@ class RepoMap:
                 parts = meta.split()
                 if len(parts) >= 2 and parts[0] != "160000":  # skip submodules
                     listed[path] = parts[1]
-        changed = set(_git(self.repo, "diff", "--name-only", "-z").split("\0")) - {""}
+        self._index_mark, self._index_listed = mark, listed
+        return listed
+
+    def refresh(self, changed: set[str] | None = None) -> None:
+        """Symbols of every tracked file; ``changed``: the paths whose work-tree copy differs from the index
+        (asked of git when not given)."""
+        listed = self._listed()
+        if changed is None:
+            changed = set(_git(self.repo, "diff", "--name-only", "-z").split("\0")) - {""}
         self.parsed = 0
         fresh: dict[str, Entry] = {}
         for path, sha in listed.items():
@@ -237,23 +286,34 @@ class RepoMap:
                 if f"{name}()" in e.symbols or f"class {name}" in e.symbols
                 or any(s.startswith(f"class {name} [") for s in e.symbols) or name in e.symbols]
 
-    def recent(self, limit: int = 30) -> dict[str, float]:
+    def _logged(self, limit: int) -> list[str]:
+        """The files of the last ``limit`` commits; read again only when HEAD moved (its reflog or the ref)."""
+        gd = self._git_dir
+        mark = (limit, *(_stat_mark(gd / name) for name in ("HEAD", "logs/HEAD", "packed-refs")),
+                _head_ref_mark(gd)) if gd else None
+        if mark is not None and mark == self._log_mark:
+            return self._log_paths
+        paths = [p for p in _git(self.repo, "log", "-n", str(limit), "--name-only", "--format=").splitlines() if p]
+        self._log_mark, self._log_paths = mark, paths
+        return paths
+
+    def recent(self, limit: int = 30, status: Any = None) -> dict[str, float]:
         """Recency weight: files changed in the work tree, then files in the last commits."""
         weights: dict[str, float] = {}
-        for i, path in enumerate(p for p in _git(self.repo, "log", "-n", str(limit), "--name-only",
-                                                      "--format=").splitlines() if p):
+        for i, path in enumerate(self._logged(limit)):
             weights.setdefault(path, max(0.5, 1.5 - i * 0.02))
-        st = parse_status(_git(self.repo, "status", "--porcelain=v2", "-z"))
+        st = status if status is not None else parse_status(_git(self.repo, "status", "--porcelain=v2", "-z"))
         for path in [*(f.path for f in st.staged + st.unstaged), *st.untracked, *st.unmerged]:
             weights[path] = 2.0
         return weights
 
     def render(self, query: str, budget_tokens: int) -> str:
-        self.refresh()
+        status = parse_status(_git(self.repo, "status", "--porcelain=v2", "-z"))  # one look at the work tree
+        self.refresh(changed={f.path for f in status.unstaged} | {p for p in status.unmerged})
         wanted = words(query)
         names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query))
         wants_tests = bool(re.search(r"\btest|spec\b", query, re.I))
-        recent = self.recent()
+        recent = self.recent(status=status)
         scored: list[tuple[float, str]] = []
         for path, entry in self.entries.items():
             public = [s for s in entry.symbols if not _private(s)]

@@ -104,13 +104,14 @@ class Agent:
         from tui.engine.pipelines.facts import gather
         from tui.engine.work.index import RepoIndex
 
-        facts = gather(prompt, await asyncio.to_thread(RepoIndex.build, self.ctx.repo))
+        index = await asyncio.to_thread(RepoIndex.build, self.ctx.repo)
+        facts = gather(prompt, index)
         turn = TurnState(prompt, kind=self.turn_kind, question=facts.question, started=time.monotonic(),
                          names_code=bool(facts.files or facts.dirs or [n for n in facts.symbols if n.strong]))
         self.rules = rules.make_rules(self.config, self.memory)
         for rule in self.rules:
             rule.reset()
-        turn.looked = await self._ground(prompt, facts)
+        turn.looked = await self._ground(prompt, facts, index.files)
         cut_told = False
         while True:
             calls = await self._reply()
@@ -135,15 +136,14 @@ class Agent:
                 if outcome is not None:
                     return await self._final(turn, outcome)
 
-    async def _ground(self, prompt: str, facts: Any) -> bool:
-        """The request-ranked repo map, the project's instructions and what a pipeline found, after the prompt."""
+    async def _ground(self, prompt: str, facts: Any, files: list[str]) -> bool:
+        """The request-ranked repo map, the project's instructions and what a pipeline found, after the prompt
+        (``files``: the repository's files, tracked and untracked, that git does not ignore)."""
         from tui.engine.context.grounding import HEADER, map_budget, project_instructions, repo_map_for
-        from tui.tools.support.common import repo_files
 
         parts = []
         if self.pipeline_hint:
             parts.append(f"What devagent found for this request:\n{self.pipeline_hint}")
-        files = await repo_files(self.ctx.repo)
         repo_map = await asyncio.to_thread(repo_map_for, self.ctx.repo, prompt, map_budget(self.limit)) if files else ""
         if repo_map.strip():
             parts.append(HEADER + "\n" + repo_map.strip())
