@@ -256,3 +256,23 @@ def test_the_worker_guard_refuses_imports_from_the_tree_processes_and_sockets(tm
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert done.stdout.split("\n")[:3] == ["refused ImportError", "refused RuntimeError", "refused RuntimeError"], \
         done.stdout + done.stderr
+
+
+def test_a_move_the_old_module_cannot_reexport_keeps_the_packages_star_export(tmp_path: Path) -> None:
+    """``pkg/__init__.py`` takes the old module's names with ``*``; the new module needs the old one, so the old
+    module cannot re-export the moved name: the package imports it from the new module instead, and
+    ``pkg.pick`` keeps working for code outside the repository."""
+    repo = make_repo(tmp_path / "r", {
+        "pkg/__init__.py": '"""A package."""\n\nfrom .core import *  # noqa\n',
+        "pkg/core.py": "__all__ = ['last', 'pick']\n\n\ndef last(xs):\n    return xs[-1]\n\n\n"
+                       "def pick(xs, n):\n    return xs[n] if n < len(xs) else last(xs)\n",
+        "tests/test_core.py": "import pkg\n\n\ndef test_pick():\n    assert pkg.pick([1, 2], 5) == 2\n",
+        "pytest.ini": "[pytest]\n",
+    })
+    from tui.config import load_config
+
+    outcome = ops.run("move", repo, config=load_config(repo), tests=True, name="pick", to_module="pkg/picking.py")
+    assert "def pick(" in after(outcome, "pkg/picking.py") and "def pick" not in after(outcome, "pkg/core.py")
+    assert "from .picking import pick" in after(outcome, "pkg/__init__.py")
+    assert any("import each other" in u for u in outcome.unhandled)
+    assert {c.name: c.ok for c in outcome.checks}.get("tests") is True, outcome.checks

@@ -154,6 +154,30 @@ def drop_unused_imports(root: Path, rel: str, before: str | None) -> None:
         write(root / rel, new)
 
 
+def star_importers(root: Path, old_rel: str, old_module: str) -> list[str]:
+    """The ``__init__.py`` of the old module's packages (its own and each one above) that take every public name
+    of the old module with ``from .old import *``: they exported the moved name, and lose it when the old module
+    cannot re-export it."""
+    found: list[str] = []
+    parts = old_module.split(".")
+    folder = Path(old_rel).parent
+    for depth in range(1, len(parts)):
+        package = parts[:-depth]
+        init = (folder / "__init__.py").as_posix()
+        tree = parse(root, init) if (root / init).is_file() else None
+        if tree is None:
+            break
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]:
+                base = package[:len(package) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                if target == old_module:
+                    found.append(init)
+                    break
+        folder = folder.parent
+    return found
+
+
 def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: str, was_public: bool,
                old_module: str, new_before: str | None = None) -> tuple[list[str], list[str]]:
     """Fix up both modules after rope's move. (re-exports added as "path:name", unhandled notes)."""
@@ -168,6 +192,10 @@ def after_move(root: Path, old_rel: str, new_rel: str, new_module: str, name: st
             notes.append(f"{old_rel}: {name} was public here, but a re-export would make {new_rel} and {old_rel} "
                          f"import each other; none was added, so code outside this repository that imports {name} "
                          f"from {old_module} must import it from {new_module}")
+            for init in star_importers(root, old_rel, old_module):  # the package's own API keeps the name
+                if name not in bound(parse(root, init) or ast.Module(body=[], type_ignores=[])):
+                    add_reexport(root, init, new_module, name)
+                    reexports.append(f"{init}:{name}")
         else:
             add_reexport(root, old_rel, new_module, name)
             reexports.append(f"{old_rel}:{name}")
