@@ -100,3 +100,30 @@ async def test_an_answer_read_from_the_code_shows_which_code_was_read(tmp_path: 
     shown = [e for e in events if e.type == "tool_call"]
     assert any(e.name == "read_file" and e.arguments["path"] == "config.py" for e in shown), shown
     assert "30" in done.text
+
+
+async def test_a_run_that_prints_nothing_is_no_answer_and_a_value_word_must_be_in_the_output(
+        tmp_path: Path, ollama_server) -> None:
+    """Snippets that forgot the import get it by program; one that prints nothing answers nothing; "returns None"
+    is not an answer when what ran printed a ValueError."""
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/pick.py":
+                                         "def last(xs):\n    if not xs:\n        raise ValueError('empty')\n"
+                                         "    return xs[-1]\n"})
+    silent = {"code": "from pkg.pick import last"}
+    no_import = {"code": "print(repr(last([])))"}
+    events, done, approver = await pipeline_turn(repo, ollama_server, "What does last return for an empty list?", [
+        js({"kind": "question"}), js({"how": "run"}), js(silent), js(silent), js(no_import),
+        js({"answer": "last returns None for an empty list."})])
+    assert "ValueError" in done.text and "returns None" not in done.text, done.text
+    ran = [e for e in events if e.type == "tool_call" and e.name == "run_python"]
+    assert any("from pkg.pick import last" in e.arguments["code"] and "print(repr(last([])))" in e.arguments["code"]
+               for e in ran)
+
+
+def test_an_answer_agrees_only_when_its_values_are_in_the_output() -> None:
+    from tui.engine.pipelines.question import agrees
+
+    assert not agrees("It returns None.", "Traceback ...\nValueError: empty")
+    assert agrees("It raises ValueError.", "Traceback ...\nValueError: empty")
+    assert not agrees("It raises KeyError.", "ValueError: empty")
+    assert agrees("It returns 3 items: 'a'.", "['a', 'b', 'c'] 3")

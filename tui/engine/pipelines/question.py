@@ -149,12 +149,32 @@ def raised_in_repo(output: str) -> bool:
     return bool(frames) and frames[-1] not in ("<string>", "<stdin>")
 
 
+VALUE_WORDS = r"\b(?:None|True|False|null|undefined|NaN|Infinity|[A-Z]\w*(?:Error|Exception))\b"
+
+
 def agrees(answer: str, output: str) -> bool:
-    """Every number and quoted value in the answer appears in the output (what ran is what is said)."""
+    """Every number, quoted value, constant (None, True, null, …) and exception name in the answer appears in the
+    output (what ran is what is said)."""
     said = set(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", answer))
     quoted = set(re.findall(r"'([^'\n]{1,80})'|\"([^\"\n]{1,80})\"", answer))
     flat = {q for pair in quoted for q in pair if q}
-    return all(n in output for n in said) and all(q in output for q in flat)
+    words = set(re.findall(VALUE_WORDS, answer))
+    return all(n in output for n in said) and all(q in output for q in flat) and \
+        all(re.search(rf"\b{re.escape(w)}\b", output) for w in words)
+
+
+def answered(ran: trial.Ran) -> bool:
+    """A run that says something about the code: it printed an answer, or the project's code raised."""
+    return (ran.ok and bool(_norm(ran.output))) or raised_in_repo(ran.output)
+
+
+def with_imports(code: str, imports: list[str], language: str) -> str:
+    """A Python snippet with the import lines of the code it is about put first by program (a snippet that forgot
+    them fails with NameError, which says nothing about the code)."""
+    if language != "python":
+        return code
+    missing = [line for line in imports if line not in code]
+    return "\n".join(missing + [code]) if missing else code
 
 
 def _code_of(value: Any) -> str:
@@ -187,6 +207,7 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
     if not ev.parts and not facts.files and not facts.dirs:
         ev, _ = await evidence.searched(job.ask, index, facts.request)
     language, imports = ("python", "") if count else _imports(index, ev)
+    import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import "))]
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running code for the answer was not allowed", hint=ev.text())
@@ -199,17 +220,19 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
                                imports=imports, helpers=HELPERS if language == "python" else "")
     schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
     asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
-    codes = list(dict.fromkeys(c for c in map(_code_of, asked.values) if c))
+    codes = list(dict.fromkeys(with_imports(c, import_lines, language) for c in map(_code_of, asked.values) if c))
     runs = await _run_all(job, scratch, codes, language)
-    good = [(c, r) for c, r in runs if r.ok or raised_in_repo(r.output)]
+    good = [(c, r) for c, r in runs if answered(r)]
     if not good and runs:
         code, ran = runs[0]
-        repair = (prompt + f"\n\nThis code failed:\n```\n{code}\n```\nwith:\n```\n{ran.output.strip()[-800:]}\n```\n"
-                  "Write it again so that it runs.")
+        what = f"failed with:\n```\n{ran.output.strip()[-800:]}\n```" if not ran.ok else "ran but printed nothing."
+        repair = (prompt + f"\n\nThis code:\n```\n{code}\n```\n{what}\n"
+                  "Write it again so that it runs and prints the answer.")
         again = await job.ask.json(repair, schema, max_tokens=400, label="the code again, fixed")
-        codes = [c for c in map(_code_of, again.values) if c and c not in codes]
+        codes = [c for c in (with_imports(c, import_lines, language) for c in map(_code_of, again.values))
+                 if c and c not in codes]
         runs2 = await _run_all(job, scratch, codes, language)
-        good = [(c, r) for c, r in runs2 if r.ok or raised_in_repo(r.output)]
+        good = [(c, r) for c, r in runs2 if answered(r)]
     if not good:
         raise NotHandled("no code that answers it ran", hint=ev.text())
     votes = Counter(_norm(r.output) for _, r in good)
