@@ -24,10 +24,12 @@ async def test_a_behaviour_question_is_answered_by_what_ran(tmp_path: Path, olla
     repo = _repo(tmp_path)
     code = "from pkg.sizes import natural\nprint(repr(natural(1)))"
     events, done, approver = await pipeline_turn(repo, ollama_server, "What does natural return for 1 byte?", [
-        js({"kind": "question"}), js({"how": "run"}), js({"code": code}), js({"code": code}), js({"code": code}),
+        js({"kind": "question"}), js({"code": code}), js({"code": code}), js({"code": code}),
         js({"answer": "natural(1) returns '1 Bytes'."})])  # a sentence that disagrees with what ran
     assert "'1 Byte'" in done.text and "'1 Bytes'" not in done.text
     assert any(e.type == "detail" and "disagreed" in e.text for e in events)
+    assert any(e.type == "detail" and "it asks what named code does" in e.text for e in events), \
+        "a question about what named code returns is run without asking the model how"
     assert edits(approver) == [] and (repo / "pkg/sizes.py").read_text() == SIZES
 
 
@@ -35,7 +37,7 @@ async def test_the_answer_sentence_is_kept_when_it_agrees(tmp_path: Path, ollama
     repo = _repo(tmp_path)
     code = "from pkg.sizes import natural\nprint(repr(natural(1)))"
     events, done, _ = await pipeline_turn(repo, ollama_server, "What does natural(1) return?", [
-        js({"kind": "question"}), js({"how": "run"}), js({"code": code}), js({"code": "print(1/0)"}),
+        js({"kind": "question"}), js({"code": code}), js({"code": "print(1/0)"}),
         js({"code": code}), js({"answer": "It returns '1 Byte'."})])
     assert done.text.startswith("It returns '1 Byte'.")
     assert "```" in done.text, "the code that ran and its output are shown with the answer"
@@ -112,7 +114,7 @@ async def test_a_run_that_prints_nothing_is_no_answer_and_a_value_word_must_be_i
     silent = {"code": "from pkg.pick import last"}
     no_import = {"code": "print(repr(last([])))"}
     events, done, approver = await pipeline_turn(repo, ollama_server, "What does last return for an empty list?", [
-        js({"kind": "question"}), js({"how": "run"}), js(silent), js(silent), js(no_import),
+        js({"kind": "question"}), js(silent), js(silent), js(no_import),
         js({"answer": "last returns None for an empty list."})])
     assert "ValueError" in done.text and "returns None" not in done.text, done.text
     ran = [e for e in events if e.type == "tool_call" and e.name == "run_python"]

@@ -182,8 +182,35 @@ def _code_of(value: Any) -> str:
     return code.strip() if isinstance(code, str) else ""
 
 
+BEHAVIOUR = re.compile(r"\b(?:returns?|returned|raises?|raised|throws?|outputs?|prints?|produces?|gives?|yields?|"
+                       r"evaluates?|results?)\b", re.I)
+
+
+def asks_behaviour(facts: Facts) -> bool:
+    """A question about what named code returns, raises or prints: it is answered by running it (a small model
+    misreads code it is shown, e.g. a sentinel default taken for None)."""
+    if not BEHAVIOUR.search(facts.request):
+        return False
+    for n in facts.symbols:
+        if not n.definitions or n.definitions[0].symbol.kind not in ("function", "method", "class"):
+            continue
+        short = re.escape(n.text.rsplit(".", 1)[-1].strip("`()"))
+        # a plain word that is also a name counts only as the subject of the verb: "does natural(1) return"
+        if n.strong or re.search(rf"\b{short}\b(?:\([^)]*\))?\s+{BEHAVIOUR.pattern}", facts.request, re.I):
+            return True
+    return False
+
+
 async def run(job: Job, facts: Facts) -> TurnDone:
-    """Run or read, as one narrow choice decides; a run that finds nothing to run falls back to reading."""
+    """Run or read, as one narrow choice decides (a question about named code's behaviour is run without asking);
+    a run that finds nothing to run falls back to reading."""
+    if asks_behaviour(facts):
+        job.note("question answered by: run (it asks what named code does)")
+        try:
+            return await ask_run(job, facts)
+        except NotHandled as err:
+            job.note(f"running found no answer ({err.why}); reading the code instead")
+            return await ask_read(job, facts)
     found = facts.summary()
     asked = await job.ask.json(HOW_PROMPT.format(question=facts.request.strip()[:1500],
                                                  found=f"It names: {found}\n" if found else ""),
