@@ -116,7 +116,7 @@ async def test_a_run_that_prints_nothing_is_no_answer_and_a_value_word_must_be_i
     events, done, approver = await pipeline_turn(repo, ollama_server, "What does last return for an empty list?", [
         js({"kind": "question"}), js(silent), js(silent), js(no_import),
         js({"answer": "last returns None for an empty list."})])
-    assert "ValueError" in done.text and "returns None" not in done.text, done.text
+    assert done.text.startswith("It raises ValueError: empty") and "returns None" not in done.text, done.text
     ran = [e for e in events if e.type == "tool_call" and e.name == "run_python"]
     assert any("from pkg.pick import last" in e.arguments["code"] and "print(repr(last([])))" in e.arguments["code"]
                for e in ran)

@@ -163,6 +163,18 @@ def agrees(answer: str, output: str) -> bool:
         all(re.search(rf"\b{re.escape(w)}\b", output) for w in words)
 
 
+def raised_exception(output: str) -> str:
+    """The exception the project's code raised at the end of ``output`` ("ValueError: message"), or ''."""
+    if not raised_in_repo(output):
+        return ""
+    lines = output.strip().splitlines()
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
+    for i in range(frames[-1] + 1 if frames else 0, len(lines)):
+        if re.match(r"[A-Za-z_][\w.]*(?::\s|:?$)", lines[i]):  # unindented: the exception line, then its message
+            return " ".join(line.strip() for line in lines[i:] if line.strip())[:400]
+    return ""
+
+
 def answered(ran: trial.Ran) -> bool:
     """A run that says something about the code: it printed an answer, or the project's code raised."""
     return (ran.ok and bool(_norm(ran.output))) or raised_in_repo(ran.output)
@@ -272,6 +284,9 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
                               {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
                               max_tokens=160, label="the answer")
     sentence = str((said.first or {}).get("answer") or "").strip() if isinstance(said.first, dict) else ""
+    raised = raised_exception(best_output)
+    if raised and raised.split(":", 1)[0] not in sentence:  # the program says what was raised, word for word
+        sentence = f"It raises {raised}"
     if not sentence or not agrees(sentence, best_output):
         if sentence:
             job.note(f"the model's sentence disagreed with the output and was not used: {sentence}")
