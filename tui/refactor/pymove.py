@@ -159,21 +159,13 @@ def star_importers(root: Path, old_rel: str, old_module: str) -> list[str]:
     of the old module with ``from .old import *``: they exported the moved name, and lose it when the old module
     cannot re-export it."""
     found: list[str] = []
-    parts = old_module.split(".")
     folder = Path(old_rel).parent
-    for depth in range(1, len(parts)):
-        package = parts[:-depth]
+    while folder != folder.parent and (root / folder / "__init__.py").is_file():
         init = (folder / "__init__.py").as_posix()
-        tree = parse(root, init) if (root / init).is_file() else None
-        if tree is None:
-            break
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]:
-                base = package[:len(package) - node.level + 1] if node.level else []
-                target = ".".join(base + ([node.module] if node.module else []))
-                if target == old_module:
-                    found.append(init)
-                    break
+        tree = parse(root, init)
+        if tree is not None and any(isinstance(n, ast.ImportFrom) and [a.name for a in n.names] == ["*"]
+                                    and _resolves(n, init, old_module) for n in tree.body):
+            found.append(init)
         folder = folder.parent
     return found
 

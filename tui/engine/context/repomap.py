@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.git.facade import GitRepo
+from tui.git.gitsafe import signature
 from tui.git.repo import parse_status
 from tui.protocol.errors import PathRefused
 from tui.safety.parsing import parse_python
@@ -150,27 +151,18 @@ def _git_dir(repo: Path) -> Path | None:
     return gd if gd.is_dir() and not gd.is_symlink() else None
 
 
-def _stat_mark(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.lstat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _head_ref_mark(gd: Path) -> tuple | None:
-    """The stat of the ref HEAD names (``ref: refs/heads/main``), which a commit rewrites."""
+def _head_files(gd: Path) -> list[str]:
+    """What a commit, checkout or reset rewrites: HEAD, its reflog, the packed refs and the ref HEAD names."""
+    files = [str(gd / name) for name in ("HEAD", "logs/HEAD", "packed-refs")]
     try:
         if not stat.S_ISREG((gd / "HEAD").lstat().st_mode):  # never open a FIFO or a device the repo put there
-            return None
+            return files
         with open(gd / "HEAD", "rb") as fh:
             head = fh.read(300).decode("utf-8", "replace").strip()
     except OSError:
-        return None
+        return files
     ref = head[5:].strip() if head.startswith("ref: ") else ""
-    if not ref.startswith("refs/") or ".." in ref:
-        return None
-    return _stat_mark(gd / ref)
+    return files + ([str(gd / ref)] if ref.startswith("refs/") and ".." not in ref else [])
 
 
 def _cache_path(repo: Path) -> Path:
@@ -226,7 +218,7 @@ class RepoMap:
     def _listed(self) -> dict[str, str]:
         """Tracked path -> blob id, from the index; read again only when the index file changed (git replaces it
         whole on every change: a new inode, size or time)."""
-        mark = _stat_mark(self._git_dir / "index") if self._git_dir else None
+        mark = signature([str(self._git_dir / "index")], str(self.repo)) if self._git_dir else None
         if mark is not None and mark == self._index_mark:
             return self._index_listed
         listed: dict[str, str] = {}
@@ -289,8 +281,7 @@ class RepoMap:
     def _logged(self, limit: int) -> list[str]:
         """The files of the last ``limit`` commits; read again only when HEAD moved (its reflog or the ref)."""
         gd = self._git_dir
-        mark = (limit, *(_stat_mark(gd / name) for name in ("HEAD", "logs/HEAD", "packed-refs")),
-                _head_ref_mark(gd)) if gd else None
+        mark = (limit, signature(_head_files(gd), str(self.repo))) if gd else None
         if mark is not None and mark == self._log_mark:
             return self._log_paths
         paths = [p for p in _git(self.repo, "log", "-n", str(limit), "--name-only", "--format=").splitlines() if p]
