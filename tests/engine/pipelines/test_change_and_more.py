@@ -166,3 +166,24 @@ def test_a_restructuredtext_section_is_replaced_up_to_the_next_of_its_level() ->
     assert "Details" not in text and text.startswith("=====\nfmtlib\n=====\n\nFormats numbers.")
     markdown = with_section("# t\n\n## A\n\na\n\n## B\n\nb\n", "A", "new", rst=False)
     assert markdown == "# t\n\n## A\n\nnew\n\n## B\n\nb\n"
+
+
+async def test_a_scaffolded_module_holds_what_the_request_asks_and_its_test_is_the_requests_check(
+        tmp_path: Path, ollama_server) -> None:
+    """The scaffold names the files (pkg/slug.py, tests/test_slug.py); the model writes the module; the test is
+    the check written for the request; a candidate that fails it is not proposed."""
+    repo = _repo(tmp_path)
+    check = "from pkg.slug import slugify\nassert slugify('Hello  World') == 'hello-world'"
+    wrong = 'def slugify(text):\n    """Lower case."""\n    return text.lower()\n'
+    right = ('"""Slugs."""\n\n\ndef slugify(text):\n    """Words of text, lower case, joined by -."""\n'
+             '    return "-".join(text.lower().split())\n')
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Scaffold a new module slug in pkg with a function slugify(text) that lower-cases the "
+        "text and joins its words with '-'.",
+        [js({"kind": "scaffold"}), js({"kind": "module", "name": "slug", "dir": "pkg"}),
+         js({"code": check}), js({"code": check}), js({"code": check}),
+         js({"code": wrong}), js({"code": right}), js({"code": wrong})])
+    assert (repo / "pkg/slug.py").read_text() == right
+    test = (repo / "tests/test_slug.py").read_text()
+    assert "def test_slug() -> None:\n    from pkg.slug import slugify\n    assert slugify('Hello  World')" in test
+    assert len(edits(approver)) == 1 and "Created pkg/slug.py and tests/test_slug.py" in done.text
