@@ -13,6 +13,8 @@ also a ``ValueError`` (every caller already treats one as "does not parse").
 from __future__ import annotations
 
 import ast
+import csv
+import io
 from typing import Any
 
 from tui.protocol.errors import ToolError
@@ -123,3 +125,21 @@ def compile_check(source: str, filename: str) -> None:
         compile(source, filename, "exec")
     except (RecursionError, MemoryError):
         raise TooDeep(filename, MAX_PY_DEPTH) from None
+
+
+def parses(rel: str, data: bytes | None) -> str:
+    """'' when ``data`` parses as the format ``rel``'s suffix names (JSON, CSV/TSV, TOML; others are not read),
+    else why not."""
+    if data is None:
+        return "the file is gone"
+    text = data.decode("utf-8", "replace")
+    try:
+        if rel.endswith((".json",)):
+            loads_json(text, rel)
+        elif rel.endswith((".csv", ".tsv")):
+            list(csv.reader(io.StringIO(text), delimiter="\t" if rel.endswith(".tsv") else ","))
+        elif rel.endswith(".toml"):
+            loads_toml(text, rel)
+    except (ValueError, RecursionError, csv.Error) as err:
+        return str(err)[:200]
+    return ""

@@ -65,22 +65,33 @@ async def test_a_new_test_must_pass_and_the_file_must_gain_it(tmp_path: Path, ol
     assert "test_size" in (repo / "tests/test_fmt.py").read_text(), "the existing tests stay"
 
 
-async def test_a_data_file_is_changed_by_the_function_most_candidates_agree_on(tmp_path: Path, ollama_server) -> None:
-    """One CSV: the model writes change(rows), the program reads and writes the file. A candidate whose own
-    main block would empty the file is never run as a main (the program calls change), one that drops every row
-    is not proposed, and of the rest the result most agree on is."""
+async def test_a_data_file_is_changed_by_the_function_that_passes_the_requests_checks(tmp_path: Path,
+                                                                                       ollama_server) -> None:
+    """One CSV: the model writes change(rows), the program reads and writes the file (a candidate's own main
+    block never runs). Checks of the result are written for the request and kept only if the untouched file fails
+    them; the candidate passing the most wins over two that agree but pass none."""
     repo = _repo(tmp_path, **{"data/rows.csv": "name,n\n b ,2\na,1\n\na,1\n"})
     good = ("def change(rows):\n    out = []\n    for r in rows:\n        r = [c.strip() for c in r]\n"
             "        if any(r) and r not in out:\n            out.append(r)\n    return out\n"
             "if __name__ == '__main__':\n    open('data/rows.csv', 'w').write('')\n")
-    nothing = "def change(rows):\n    return []\n"
+    partial = "def change(rows):\n    return [r for r in rows if r]\n"
+    stripped = "assert all(c == c.strip() for r in new for c in r)"
     events, done, approver = await pipeline_turn(
         repo, ollama_server, "Clean up data/rows.csv: strip spaces, drop blank and duplicate rows.",
-        [js({"kind": "data"}), js({"code": good}), js({"code": nothing}), js({"code": good})])
+        [js({"kind": "data"}), js({"code": partial}), js({"code": good}), js({"code": partial}),
+         js({"code": stripped}), js({"code": "assert new[0] == old[0]"}), js({"code": "assert undefined_name"})])
     assert (repo / "data/rows.csv").read_text() == "name,n\nb,2\na,1\n"
-    assert "2 agree" in edits(approver)[0].summary
+    summary = edits(approver)[0].summary
+    assert "1 agree" in summary and "passes 1 of 1 check" in summary, summary
     asked = ollama_server.requests[1]["messages"][-1]["content"]
     assert "change(rows)" in asked and "name,n" in asked
+
+
+def test_a_result_that_leaves_nothing_of_a_file_is_not_a_change() -> None:
+    from tui.engine.pipelines.data import emptied
+
+    assert emptied(b"a,b\n1,2\n", b"") and emptied(b"[1]", b"\n  \n")
+    assert not emptied(b"", b"") and not emptied(b"a\n", b"b\n")
 
 
 async def test_a_json_file_is_changed_by_a_function_of_its_content_in_its_own_indentation(
@@ -88,7 +99,9 @@ async def test_a_json_file_is_changed_by_a_function_of_its_content_in_its_own_in
     repo = _repo(tmp_path, **{"conf/app.json": '{\n  "name": "x",\n  "tags": ["b", "a"]\n}\n'})
     sort = "def change(data):\n    data['tags'] = sorted(data['tags'])\n    return data\n"
     await pipeline_turn(repo, ollama_server, "Sort the tags in conf/app.json.",
-                        [js({"kind": "data"}), js({"code": sort}), js({"code": sort}), js({"code": sort})])
+                        [js({"kind": "data"}), js({"code": sort}), js({"code": sort}), js({"code": sort}),
+                         js({"code": "assert new['tags'] == sorted(old['tags'])"}), js({"code": "x = 1"}),
+                         js({"code": "x = 1"})])
     assert (repo / "conf/app.json").read_text() == '{\n  "name": "x",\n  "tags": [\n    "a",\n    "b"\n  ]\n}\n'
 
 

@@ -11,10 +11,10 @@ is proposed, after it parses.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import secrets
 from collections import Counter
+from typing import Any
 
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
@@ -22,7 +22,7 @@ from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of
 from tui.engine.work import trial
 from tui.engine.work.index import DATA_SUFFIXES
 from tui.protocol.events import TurnDone
-from tui.safety.parsing import loads_json, loads_toml
+from tui.safety.parsing import parses
 
 PROMPT = """A developer asked:
 <request>
@@ -47,15 +47,30 @@ Return the new {what}; the program writes it back to {path} in the file's own la
 does not ask to change (the header, the order of what stays).
 Reply as JSON: {{"code": "<the function, with any imports it needs>"}}"""
 
+CHECKS_PROMPT = """A developer asked:
+<request>
+{request}
+</request>
+
+{files}
+A function will compute the new content of {path} from `old`, {old}. Write Python assert statements about `new`
+(the result) and `old` that are true exactly when the request is done right: properties the result must have and
+what it must keep. Only asserts (and the imports they need).
+Reply as JSON: {{"code": "<the asserts>"}}"""
+
+OLD = {"rows": "the rows as csv.reader reads the file (lists of strings, the header row first)",
+       "data": "the content as json.load returns it"}
+
 GIVEN = {
     "rows": "`rows` is the file as csv.reader reads it: a list of rows, each a list of strings, the header row "
             "first; a blank line is an empty list, a line of spaces a list of one string of spaces.",
     "data": "`data` is the file's content as json.load returns it.",
 }
 
-# Reads the file, calls the model's change(), writes the result in the file's own layout.
-HARNESS = """import csv, io, json
-PATH, KIND, DELIM = {path!r}, {kind!r}, {delim!r}
+# Reads the file, calls the model's change(), writes the result in the file's own layout, then runs each check
+# written for the request on (old, new) and prints its verdict after a marker the code under test cannot know.
+HARNESS = """import copy, csv, io, json
+PATH, KIND, DELIM, CHECKS, MARK = {path!r}, {kind!r}, {delim!r}, {checks!r}, {mark!r}
 space = {{"__name__": "change"}}  # not __main__: a main block of the model's own does not run
 exec(compile({code!r}, "<change>", "exec"), space)
 change = space["change"]
@@ -64,6 +79,7 @@ with open(PATH, encoding="utf-8", newline="") as f:
     text = f.read()
 if KIND == "rows":
     value = list(csv.reader(io.StringIO(text), delimiter=DELIM))
+    old = copy.deepcopy(value)
     new = change(value)
     new = value if new is None else new
     out = io.StringIO()
@@ -72,6 +88,7 @@ if KIND == "rows":
     result = out.getvalue()
 else:
     value = json.loads(text)
+    old = copy.deepcopy(value)
     new = change(value)
     new = value if new is None else new
     line = next((ln for ln in text.splitlines()[1:] if ln.strip()), "")
@@ -80,7 +97,17 @@ else:
                         ensure_ascii=False) + ("\\n" if text.endswith("\\n") else "")
 with open(PATH, "w", encoding="utf-8", newline="") as f:
     f.write(result)
+for i, check in enumerate(CHECKS):
+    try:
+        exec(compile(check, "<check>", "exec"), {{"old": copy.deepcopy(old), "new": copy.deepcopy(new)}})
+        verdict = "ok"
+    except AssertionError:
+        verdict = "fail"
+    except Exception:
+        verdict = "error"
+    print(MARK, i, verdict)
 """
+IDENTITY = "def change(value):\n    return value\n"
 
 
 def function_kind(rel: str) -> str:
@@ -89,32 +116,20 @@ def function_kind(rel: str) -> str:
     return "rows" if low.endswith((".csv", ".tsv")) else "data" if low.endswith(".json") else ""
 
 
-def harness(rel: str, code: str) -> str:
+def harness(rel: str, code: str, checks: list[str] = (), mark: str = "") -> str:  # type: ignore[assignment]
     return HARNESS.format(path=rel, kind=function_kind(rel), delim="\t" if rel.lower().endswith(".tsv") else ",",
-                          code=code)
+                          code=code, checks=list(checks), mark=mark or "@@check")
+
+
+def verdicts(output: str, mark: str) -> list[str]:
+    """The checks' verdicts the harness printed after ``mark``, in order."""
+    return [line.split()[-1] for line in output.splitlines() if line.startswith(mark + " ")]
 
 
 def emptied(before: bytes | None, after: bytes | None) -> bool:
     """A file that had content and has none left (or, for CSV, no row): no clean-up or conversion means that."""
     had, has = (before or b"").strip(), (after or b"").strip()
     return bool(had) and not has
-
-
-def parses(rel: str, data: bytes | None) -> str:
-    """'' when ``data`` parses as ``rel``'s format, else why not."""
-    if data is None:
-        return "the file is gone"
-    text = data.decode("utf-8", "replace")
-    try:
-        if rel.endswith((".json",)):
-            loads_json(text, rel)
-        elif rel.endswith((".csv", ".tsv")):
-            list(csv.reader(io.StringIO(text), delimiter="\t" if rel.endswith(".tsv") else ","))
-        elif rel.endswith(".toml"):
-            loads_toml(text, rel)
-    except (ValueError, RecursionError, csv.Error) as err:
-        return str(err)[:200]
-    return ""
 
 
 def _shown(text: str, limit_lines: int = 40) -> str:
@@ -147,24 +162,32 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     broken = [f for f in files if parses(f, (index.text(f, 20_000_000) or "").encode())]
     if broken:
         return await repair(job, broken[0])
+    return await transform(job, facts, files)
+
+
+async def transform(job: Job, facts: Facts, files: list[str]) -> TurnDone:
+    index = await job.index()
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running a script in a throwaway copy was not allowed")
     shown = "\n".join(f"{f} (its first lines):\n```\n{_shown(index.text(f, 2_000_000) or '')}\n```" for f in files[:2])
     kind = function_kind(files[0]) if len(files) == 1 else ""
+    request = facts.request.strip()[:1500]
     if kind:
-        prompt = FUNCTION_PROMPT.format(request=facts.request.strip()[:1500], files=shown, arg=kind,
-                                        given=GIVEN[kind], what="rows" if kind == "rows" else "content", path=files[0])
+        what = "rows" if kind == "rows" else "content"
+        prompt = FUNCTION_PROMPT.format(request=request, files=shown, arg=kind, given=GIVEN[kind], what=what,
+                                        path=files[0])
     else:
-        prompt = PROMPT.format(request=facts.request.strip()[:1500], files=shown,
-                               where=f" to {files[0]}" if len(files) == 1 else "")
+        prompt = PROMPT.format(request=request, files=shown, where=f" to {files[0]}" if len(files) == 1 else "")
     asked = await job.ask.json(prompt, CODE_SCHEMA, n=job.samples, max_tokens=700, label="a script for the change")
-    results: list[tuple[str, dict[str, bytes | None]]] = []
     original = {f: scratch.read(f) for f in files}
+    mark = "@@" + secrets.token_hex(6)
+    checks = await _checks(job, scratch, files[0], kind, request, shown, mark) if kind else []
     written = Counter(c for c in map(code_of, asked.values) if c and (not kind or "def change" in c))
+    results: list[tuple[str, dict[str, bytes | None], int]] = []
     dropped = 0
     for code in written:  # the same code twice is two votes
-        run = harness(files[0], code) if kind else code
+        run = harness(files[0], code, checks, mark) if kind else code
         ran = await job.step("run_python", {"code": code}, lambda run=run: trial.run_code(job, scratch, run),
                              lambda r: f"exit {r.exit_code}")
         if ran.ok:
@@ -173,17 +196,45 @@ async def run(job: Job, facts: Facts) -> TurnDone:
             if any(emptied(original[f], a) for f, a in changed.items()):
                 dropped += 1
             elif changed and not any(parses(f, a) for f, a in changed.items()):
-                results += [(code, changed)] * written[code]
+                results += [(code, changed, verdicts(ran.output, mark).count("ok"))] * written[code]
         scratch.restore(original)  # the next script starts from the file as it is in the tree
     if not results:
         why = f" ({dropped} left nothing of the file)" if dropped else ""
         raise NotHandled(f"no script made a change that parses{why}")
-    votes = Counter(json.dumps({k: (v or b"").decode("utf-8", "replace") for k, v in r.items()}, sort_keys=True)
-                    for _, r in results)
-    best_key, count = votes.most_common(1)[0]
-    code, changes = next((c, r) for c, r in results if json.dumps(
-        {k: (v or b"").decode("utf-8", "replace") for k, v in r.items()}, sort_keys=True) == best_key)
-    note = f"{len(results)} of {sum(written.values())} script(s) ran; {count} agree on this result"
+    return await _propose(job, results, sum(written.values()), len(checks))
+
+
+async def _checks(job: Job, scratch: Any, rel: str, kind: str, request: str, shown: str, mark: str) -> list[str]:
+    """Asserts about (old, new) written for the request, kept only when they fail with the file unchanged (a check
+    the untouched file passes tells no result from another)."""
+    asked = await job.ask.json(CHECKS_PROMPT.format(request=request, files=shown, path=rel, old=OLD[kind]),
+                               CODE_SCHEMA, n=job.samples, max_tokens=300, label="checks of the result")
+    found = list(dict.fromkeys(c for c in map(code_of, asked.values) if c and "assert" in c))
+    if not found:
+        return []
+    before = scratch.read(rel)
+    ran = await trial.run_code(job, scratch, harness(rel, IDENTITY, found, mark))
+    scratch.restore({rel: before})
+    kept = [c for c, v in zip(found, verdicts(ran.output, mark)) if v == "fail"]
+    if kept:
+        job.note("checks of the result (each fails on the file as it is):\n" + "\n---\n".join(kept))
+    return kept
+
+
+async def _propose(job: Job, results: list[tuple[str, dict[str, bytes | None], int]], asked: int,
+                   checks: int) -> TurnDone:
+    """The result that passes the most checks, then the one most candidates agree on (byte for byte)."""
+    top = max(score for _, _, score in results)
+    best = [r for r in results if r[2] == top]
+
+    def key(changes: dict[str, bytes | None]) -> str:
+        return json.dumps({k: (v or b"").decode("utf-8", "replace") for k, v in changes.items()}, sort_keys=True)
+
+    best_key, count = Counter(key(r) for _, r, _ in best).most_common(1)[0]
+    code, changes = next((c, r) for c, r, _ in best if key(r) == best_key)
+    note = f"{len(results)} of {asked} script(s) ran; {count} agree on this result"
+    if checks:
+        note += f"; it passes {top} of {checks} check(s) written for the request"
     done = await job.propose(changes, f"change {', '.join(changes)} ({note})", warnings=[note, "script:\n" + code])
     if not done.applied:
         return job.answer(f"The change to {', '.join(changes)} was not applied ({done.reason or 'rejected'}).")

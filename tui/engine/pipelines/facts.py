@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from tui.engine.work.index import DATA_SUFFIXES, Named, RepoIndex, is_test
+from tui.safety.parsing import parses
 
 _PY_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>[\w<>.]+)', re.M)
 _JS_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w$.<>\[\] ]+?) \()?(?P<path>[^():\s]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+\)?",
@@ -112,8 +113,6 @@ def gather(request: str, index: RepoIndex) -> Facts:
     facts.frames, facts.error = frames_of(request, index)
     first = request.strip().split("\n", 1)[0]
     facts.question = first.rstrip().endswith("?") or bool(_QUESTION.match(first))
-    from tui.engine.pipelines.data import parses  # the formats' parsers, with the data pipeline
-
     facts.unparsed = [f for f in facts.data_files
                       if index.exists(f) and parses(f, (index.text(f, 20_000_000) or "").encode())]
     return facts
