@@ -27,7 +27,7 @@ async def _one(job: Job, kind: str, request: str) -> TurnDone | None:
     try:
         return await pipeline(job, facts)
     except NotHandled as err:
-        if err.hint == "route:change" and kind == "fix":
+        if err.hint == "route:change" and kind == "fix" and job.budget.fits("round"):
             job.note(f"{err.why}: handled as a change of behaviour")
             return await _one(job, "change", request)
         raise

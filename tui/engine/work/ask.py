@@ -70,6 +70,9 @@ class Ask:
         started = time.monotonic()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         asked = Asked()
+        if self.budget is not None and self.budget.bounded and self.budget.left() <= 0:
+            self.budget.skip(f"the model was not asked for {label or 'an answer'}")
+            return asked  # no candidates: every caller copes with none, and a request now would end past the time
         parallel = max(1, int(getattr(self.backend, "parallel", 1) or 1))
         heat = temperature if temperature is not None else (self.temperature if n == 1 else SAMPLE_HEAT)
         while len(asked.replies) < n:

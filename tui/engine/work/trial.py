@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.engine.work.scratch import Scratch
+from tui.protocol.events import Progress
 from tui.safety.parsing import loads_json, parse_python
 
 CODE_TIMEOUT = 30.0
@@ -143,6 +144,7 @@ async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "py
     if not budget.fits("code", 1.0):
         return Ran(None, budget.skip("not run"), "budget")
     limit = budget.timeout(timeout)
+    job.emit(Progress("running", _waited("code in the throwaway copy", budget, limit)))
     result = await box.run(argv, timeout=limit, idle_timeout=limit)
     budget.measure("code", float(getattr(result, "duration", 0.0) or 0.0))
     killed = "budget" if result.killed == "timeout" and limit < timeout else result.killed
@@ -165,6 +167,8 @@ async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: fl
         job.budget.skip(f"the tests {selection} were not run" if selection else "the whole suite was not run")
         return None
     limit = job.budget.timeout(timeout)
+    job.emit(Progress("testing", _waited(f"the tests {selection}" if selection else "the whole suite", job.budget,
+                                         limit)))
     try:
         ran = await run(job.repo, job.config, selection, runner=box, timeout=limit)
     except ToolError as err:  # no suite found, or none chosen: nothing to run, which is not a failure
@@ -175,6 +179,12 @@ async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: fl
         ran.killed = "budget"
         job.budget.skip("the whole suite did not finish" if not selection else f"the tests {selection} did not finish")
     return ran
+
+
+def _waited(what: str, budget: Any, limit: float) -> str:
+    """The wait line of a run: what runs and, when the turn's time budget bounds it, for how long at most."""
+    return f"{what} (at most {limit:.0f} s: the turn's time budget)" if budget.bounded and budget.left() <= limit \
+        else what
 
 
 async def run_suite(job: Any, scratch: Scratch, verdict: Verdict) -> Verdict:
