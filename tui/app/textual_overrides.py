@@ -42,6 +42,9 @@ OVERRIDES: dict[str, str] = {
     "PromptInput.action_cursor_down": "down on the last line walks the prompt history; else TextArea's",
     "HoldUntilReady.on_event": "Textual's dispatcher of every event (not a handler: it calls super): keys and "
                                "pastes wait until the real prompt is in, right after the first frame (tui/app/hold.py)",
+    "RowCompositor._get_renders": "a partial paint renders each widget over the painted rows only (Textual "
+                                  "rendered every widget whose container overlaps them over its whole height)",
+    "MainScreen._compositor": "the main screen paints with RowCompositor (tui/app/screens/compositor.py)",
     "DevagentApp.action_quit": "cancels workers and pending approvals and closes the session before exiting",
     "DevagentApp.refresh_css": "before any screen is styled, new theme variables are set without a second parse",
 }

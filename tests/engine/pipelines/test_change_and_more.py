@@ -65,26 +65,51 @@ async def test_a_new_test_must_pass_and_the_file_must_gain_it(tmp_path: Path, ol
     assert "test_size" in (repo / "tests/test_fmt.py").read_text(), "the existing tests stay"
 
 
-async def test_a_data_file_is_changed_by_the_script_most_candidates_agree_on(tmp_path: Path, ollama_server) -> None:
+async def test_a_data_file_is_changed_by_the_function_most_candidates_agree_on(tmp_path: Path, ollama_server) -> None:
+    """One CSV: the model writes change(rows), the program reads and writes the file. A candidate whose own
+    main block would empty the file is never run as a main (the program calls change), one that drops every row
+    is not proposed, and of the rest the result most agree on is."""
     repo = _repo(tmp_path, **{"data/rows.csv": "name,n\n b ,2\na,1\n\na,1\n"})
-    good = ("import csv\nrows = list(csv.reader(open('data/rows.csv')))\nhead, body = rows[0], rows[1:]\n"
-            "seen = []\nfor r in body:\n    r = [c.strip() for c in r]\n    if r and any(r) and r not in seen:\n"
-            "        seen.append(r)\nw = csv.writer(open('data/rows.csv', 'w', newline=''), lineterminator='\\n')\n"
-            "w.writerow(head)\nw.writerows(seen)\n")
-    other = "open('data/rows.csv', 'w').write('name,n\\n')\n"
+    good = ("def change(rows):\n    out = []\n    for r in rows:\n        r = [c.strip() for c in r]\n"
+            "        if any(r) and r not in out:\n            out.append(r)\n    return out\n"
+            "if __name__ == '__main__':\n    open('data/rows.csv', 'w').write('')\n")
+    nothing = "def change(rows):\n    return []\n"
     events, done, approver = await pipeline_turn(
         repo, ollama_server, "Clean up data/rows.csv: strip spaces, drop blank and duplicate rows.",
-        [js({"kind": "data"}), js({"code": good}), js({"code": other}), js({"code": good})])
+        [js({"kind": "data"}), js({"code": good}), js({"code": nothing}), js({"code": good})])
     assert (repo / "data/rows.csv").read_text() == "name,n\nb,2\na,1\n"
     assert "2 agree" in edits(approver)[0].summary
+    asked = ollama_server.requests[1]["messages"][-1]["content"]
+    assert "change(rows)" in asked and "name,n" in asked
+
+
+async def test_a_json_file_is_changed_by_a_function_of_its_content_in_its_own_indentation(
+        tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path, **{"conf/app.json": '{\n  "name": "x",\n  "tags": ["b", "a"]\n}\n'})
+    sort = "def change(data):\n    data['tags'] = sorted(data['tags'])\n    return data\n"
+    await pipeline_turn(repo, ollama_server, "Sort the tags in conf/app.json.",
+                        [js({"kind": "data"}), js({"code": sort}), js({"code": sort}), js({"code": sort})])
+    assert (repo / "conf/app.json").read_text() == '{\n  "name": "x",\n  "tags": [\n    "a",\n    "b"\n  ]\n}\n'
 
 
 async def test_a_broken_json_file_is_repaired_by_program(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path, **{"conf/app.json": '{"name": "x", "tags": ["a", "b",], // comment\n "n": 1,}\n'})
-    events, done, approver = await pipeline_turn(repo, ollama_server, "conf/app.json is broken, repair it",
-                                                 [js({"kind": "data"})])
+    events, done, approver = await pipeline_turn(repo, ollama_server, "conf/app.json is broken, repair it", [])
     assert json.loads((repo / "conf/app.json").read_text()) == {"name": "x", "tags": ["a", "b"], "n": 1}
-    assert len(ollama_server.requests) == 1, "the repair needs no model"
+    assert ollama_server.requests == [], "a named file that does not parse is a repair by structure: no model"
+
+
+async def test_a_named_data_file_that_does_not_parse_is_repaired_however_the_request_is_worded(
+        tmp_path: Path, ollama_server) -> None:
+    """The kind comes from the file, not the words: a request that never says 'repair' or 'broken' still gets the
+    file repaired by program; a request that only asks about the file is not acted on."""
+    repo = _repo(tmp_path, **{"data/feeds.json": '{\n  "sources": ["rss", "atom",],\n  "limit": 20,\n}\n'})
+    await pipeline_turn(repo, ollama_server, "Loading data/feeds.json fails since yesterday; sort it out please", [])
+    assert json.loads((repo / "data/feeds.json").read_text()) == {"sources": ["rss", "atom"], "limit": 20}
+    git(repo, "checkout", "--", "data/feeds.json")
+    await pipeline_turn(repo, ollama_server, "Why does data/feeds.json not load?",
+                        [js({"kind": "question"}), js({"answer": "It has trailing commas."})])
+    assert "atom\",]" in (repo / "data/feeds.json").read_text()
 
 
 async def test_a_docstring_is_placed_by_program(tmp_path: Path, ollama_server) -> None:
@@ -109,3 +134,35 @@ async def test_a_history_question_quotes_the_commits_it_rests_on(tmp_path: Path,
 
 def _debug(events):  # pragma: no cover - a failing test prints what the pipeline said
     return "\n".join(f"{e.type}: {getattr(e, 'text', getattr(e, 'summary', ''))}" for e in events if e.type in ("detail", "tool_result"))
+
+
+RST = ("=====\nfmtlib\n=====\n\nFormats numbers.\n\nInstallation\n------------\n\n    pip install fmtlib\n\n"
+       "Usage\n-----\n\nCall ``size``.\n\nDetails\n~~~~~~~\n\nMore.\n\nLicense\n-------\n\nMIT\n")
+
+
+async def test_a_readme_in_restructuredtext_gets_a_section_in_its_own_heading_style(tmp_path: Path,
+                                                                                     ollama_server) -> None:
+    """A Python project's README.rst: the new section is titled like its sections (underlined with -), not with
+    a Markdown '#'; the model is shown the titles and asked for reStructuredText."""
+    repo = _repo(tmp_path, **{"README.rst": RST})
+    await pipeline_turn(repo, ollama_server, "Add a section Thread safety to README.rst saying the formatters are "
+                        "not thread-safe.", [js({"kind": "docs"}),
+                                             js({"heading": "Thread safety", "text": "They are **not** thread-safe."})])
+    text = (repo / "README.rst").read_text()
+    assert text.endswith("MIT\n\nThread safety\n-------------\n\nThey are **not** thread-safe.\n")
+    assert "#" not in text
+    asked = ollama_server.requests[-1]["messages"][-1]["content"]
+    assert "reStructuredText" in asked and "Installation\nUsage\nDetails\nLicense" in asked
+
+
+def test_a_restructuredtext_section_is_replaced_up_to_the_next_of_its_level() -> None:
+    from tui.engine.pipelines.docs import rst_headings, with_section
+
+    assert [(t, s) for _, _, t, s in rst_headings(RST.splitlines())] == [
+        ("fmtlib", ("=", True)), ("Installation", ("-", False)), ("Usage", ("-", False)),
+        ("Details", ("~", False)), ("License", ("-", False))]
+    text = with_section(RST, "usage", "Call ``ratio`` too.", rst=True)
+    assert "Usage\n-----\n\nCall ``ratio`` too.\n\nLicense\n-------\n" in text  # its subsection went with it
+    assert "Details" not in text and text.startswith("=====\nfmtlib\n=====\n\nFormats numbers.")
+    markdown = with_section("# t\n\n## A\n\na\n\n## B\n\nb\n", "A", "new", rst=False)
+    assert markdown == "# t\n\n## A\n\nnew\n\n## B\n\nb\n"

@@ -25,6 +25,7 @@ from tui.app.engine_events import handler_for, handles
 from tui.app.keyhints import Hint, KeyHints, pane_hints
 from tui.app.keymap import APP_KEYS, BACK_KEYS
 from tui.app.screens import first_frame
+from tui.app.screens.compositor import RowCompositor
 from tui.app.widgets.agent_pane import AgentPane
 from tui.app.widgets.approval_queue import ApprovalQueue
 from tui.app.widgets.banner import Banner
@@ -60,6 +61,7 @@ class MainScreen(Screen):
     def __init__(self, repo: Path, config: Config, *, clock: Callable[[], float] = time.monotonic,
                  git_refresh: bool = True, retry_seconds: float = 3.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._compositor = RowCompositor()  # a partial paint renders only the rows it paints (compositor.py)
         self.repo = repo
         self.config = config
         self.clock = clock

@@ -1,6 +1,6 @@
 """The kind of a request: from its structure when that decides it, otherwise from one constrained choice.
 
-A pasted traceback is a fix; a request that only asks (every sentence a question) is chosen among the kinds
+A pasted traceback is a fix; a named data file that does not parse is a data repair; a request that only asks (every sentence a question) is chosen among the kinds
 that change nothing. Everything else is one grammar-constrained question to the model: the kinds
 with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
 only be one of the kinds. A request that is several kinds at once is split into steps by a second
@@ -84,8 +84,12 @@ def asks_only(request: str) -> bool:
 
 
 def by_structure(facts: Facts) -> Kind | None:
+    """A pasted traceback is a fix; a data file the request names that does not parse is repaired first, whatever
+    else is asked of it (a request that only asks about it is answered, not acted on)."""
     if facts.traceback:
         return Kind("fix", "structure")
+    if facts.unparsed and not asks_only(facts.request):
+        return Kind("data", "structure")
     return None
 
 

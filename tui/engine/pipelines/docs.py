@@ -1,8 +1,10 @@
-"""Documentation: a docstring (or a JS doc comment) of a named definition, or a section of a Markdown file.
+"""Documentation: a docstring (or a JS doc comment) of a named definition, or a section of a Markdown or
+reStructuredText file.
 
 The model writes only the text; the program places it: a Python docstring replaces the old one (or goes
-first in the body) at the body's indentation, a JSDoc block goes above the definition, a Markdown section
-replaces the section with the same heading or is added at the end. The file must still parse.
+first in the body) at the body's indentation, a JSDoc block goes above the definition, a section replaces the
+section with the same title or is added at the end, in the file's own heading style (``#`` lines, or an
+reStructuredText title with the adornment of the document's sections). The file must still parse.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ SECTION_PROMPT = """A developer asked:
 {path} has these headings:
 {headings}
 {current}
-Write the Markdown section the request asks for.
-Reply as JSON: {{"heading": "<the section's heading, without #>", "text": "<the section's body in Markdown>"}}"""
+Write the {markup} section the request asks for.
+Reply as JSON: {{"heading": "<the section's title alone>", "text": "<the section's body in {markup}, without its title>"}}"""
 
 _SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
@@ -85,7 +87,11 @@ def with_jsdoc(text: str, d: Definition, doc: str) -> str:
     return "".join(lines[:j + 1 if old_doc else start] + block + lines[start:])
 
 
-def with_section(text: str, heading: str, body: str) -> str:
+def with_section(text: str, heading: str, body: str, rst: bool = False) -> str:
+    """``text`` with the section ``heading`` set to ``body``: the section with that title is replaced (up to the
+    next heading of its level or above), else one is added at the end at the level of the file's sections."""
+    if rst:
+        return _with_rst_section(text, heading, body)
     heading = heading.strip().lstrip("#").strip()
     pattern = re.compile(rf"^(#+)\s+{re.escape(heading)}\s*$", re.M | re.I)
     m = pattern.search(text)
@@ -99,6 +105,53 @@ def with_section(text: str, heading: str, body: str) -> str:
     return text.rstrip("\n") + f"\n\n{level} {heading}\n\n{body.strip()}\n"
 
 
+_RST_ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
+
+
+def rst_headings(lines: list[str]) -> list[tuple[int, int, str, tuple[str, bool]]]:
+    """reStructuredText section titles: (first line, line after the title block, title, adornment style), where a
+    style is (the adornment character, overlined) and the order styles first appear in gives the levels."""
+    found, i = [], 0
+    while i + 1 < len(lines):
+        over = bool(_RST_ADORNMENT.match(lines[i])) and i + 2 < len(lines)
+        if over and lines[i + 1].strip() and _RST_ADORNMENT.match(lines[i + 2]) \
+                and lines[i + 2].strip()[0] == lines[i].strip()[0]:
+            found.append((i, i + 3, lines[i + 1].strip(), (lines[i].strip()[0], True)))
+            i += 3
+            continue
+        title, under = lines[i], lines[i + 1]
+        if title.strip() and not title[0].isspace() and not _RST_ADORNMENT.match(title) \
+                and _RST_ADORNMENT.match(under) and len(under.rstrip()) >= len(title.rstrip()):
+            found.append((i, i + 2, title.strip(), (under.strip()[0], False)))
+            i += 2
+            continue
+        i += 1
+    return found
+
+
+def _rst_title(title: str, style: tuple[str, bool]) -> list[str]:
+    line = style[0] * max(3, len(title))
+    return [line, title, line] if style[1] else [title, line]
+
+
+def _with_rst_section(text: str, heading: str, body: str) -> str:
+    heading = heading.strip().strip("=-~^*#").strip()
+    lines = text.splitlines()
+    found = rst_headings(lines)
+    styles = list(dict.fromkeys(style for *_, style in found))
+    for n, (start, after, title, style) in enumerate(found):
+        if title.lower() == heading.lower():
+            level = styles.index(style)
+            end = next((s for s, _, _, st in found[n + 1:] if styles.index(st) <= level), len(lines))
+            block = _rst_title(title, style) + ["", *body.strip().splitlines(), ""]  # the file's own title
+            rest = lines[end:]
+            return "\n".join(lines[:start] + block + rest).rstrip("\n") + "\n"
+    # a new section at the level of the document's sections (the title, when overlined alone, is above them)
+    style = styles[1] if len(styles) > 1 else styles[0] if styles else ("-", False)
+    block = _rst_title(heading, style) + ["", *body.strip().splitlines()]
+    return text.rstrip("\n") + "\n\n" + "\n".join(block) + "\n"
+
+
 async def run(job: Job, facts: Facts) -> TurnDone:
     index = await job.index()
     docs = [f for f in facts.files if f.lower().endswith((".md", ".rst", ".txt"))]
@@ -109,15 +162,19 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     if not readme:
         raise NotHandled("the request names no definition and no documentation file")
     text = index.text(readme, 2_000_000) or ""
-    headings = "\n".join(ln for ln in text.splitlines() if ln.startswith("#"))[:1500] or "(none)"
+    rst = readme.lower().endswith(".rst")
+    titles = ([title for _, _, title, _ in rst_headings(text.splitlines())] if rst
+              else [ln for ln in text.splitlines() if ln.startswith("#")])
+    headings = "\n".join(titles)[:1500] or "(none)"
     asked = await job.ask.json(SECTION_PROMPT.format(request=facts.request.strip()[:1500], path=readme,
-                                                     headings=headings, current=""),
+                                                     headings=headings, current="",
+                                                     markup="reStructuredText" if rst else "Markdown"),
                                {"type": "object", "properties": {"heading": {"type": "string"}, "text": {"type": "string"}},
                                 "required": ["heading", "text"]}, max_tokens=600, label=f"the section of {readme}")
     value = asked.first if isinstance(asked.first, dict) else {}
     if not str(value.get("heading") or "").strip() or not str(value.get("text") or "").strip():
         raise NotHandled("no section was written")
-    new = with_section(text, str(value["heading"]), str(value["text"]))
+    new = with_section(text, str(value["heading"]), str(value["text"]), rst=rst)
     done = await job.propose({readme: new.encode()}, f"docs: {readme} section {value['heading'].strip()!r}")
     if not done.applied:
         return job.answer(f"The change to {readme} was not applied ({done.reason or 'rejected'}).")

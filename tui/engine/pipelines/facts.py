@@ -39,6 +39,7 @@ class Facts:
     frames: list[Frame] = field(default_factory=list)  # a pasted traceback's frames in the repo, outermost first
     error: str = ""  # the traceback's error line
     question: bool = False
+    unparsed: list[str] = field(default_factory=list)  # named data files that do not parse as their format
 
     @property
     def traceback(self) -> bool:
@@ -68,6 +69,8 @@ class Facts:
                 f"{n.text} ({n.definitions[0].symbol.kind} in {n.definitions[0].path})" for n in strong[:5]))
         if self.tests:
             lines.append("tests it names: " + ", ".join(n.text for n in self.tests[:5]))
+        if self.unparsed:
+            lines.append("data files it names that do not parse: " + ", ".join(self.unparsed[:3]))
         if self.frames:
             lines.append(f"a traceback through {', '.join(f'{f.path}:{f.line}' for f in self.frames[-3:])}")
         return "\n".join(lines)
@@ -109,4 +112,8 @@ def gather(request: str, index: RepoIndex) -> Facts:
     facts.frames, facts.error = frames_of(request, index)
     first = request.strip().split("\n", 1)[0]
     facts.question = first.rstrip().endswith("?") or bool(_QUESTION.match(first))
+    from tui.engine.pipelines.data import parses  # the formats' parsers, with the data pipeline
+
+    facts.unparsed = [f for f in facts.data_files
+                      if index.exists(f) and parses(f, (index.text(f, 20_000_000) or "").encode())]
     return facts
