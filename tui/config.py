@@ -39,7 +39,7 @@ class ModelConfig:
     total_timeout: float = 600.0
     retries: int = 2
     max_steps: int = 12  # model round trips per turn
-    turn_seconds: float = 300.0  # past this, the model is asked for its answer (0 = no limit)
+    turn_seconds: float = 240.0  # one request's time budget: pipelines skip what cannot fit (0 = none)
     read_mentioned: int = 3  # files named in a prompt that are read for the model up front (0 = off)
     samples: int = 3  # candidates sampled for a change that checks can judge (embedded: parallel slots); 1 = one
     pipelines: str = "auto"  # requests of a known kind go through their pipeline: auto | off (the general loop only)

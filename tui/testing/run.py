@@ -277,10 +277,13 @@ async def run_plan(plan: Plan, repo: Path, config: "Config", *, runner: Runner |
 
 
 async def run_tests(repo: Path, config: "Config", selection: str = "", suite_name: str = "", *,
-                    runner: Runner | None = None, on_output: Callable[[str], None] | None = None) -> TestRun:
-    """Detect, pick (by name, by the selected file, or the only suite), plan and run: for front ends' keys."""
+                    runner: Runner | None = None, on_output: Callable[[str], None] | None = None,
+                    timeout: float | None = None) -> TestRun:
+    """Detect, pick (by name, by the selected file, or the only suite), plan and run: for front ends' keys.
+    ``timeout``: the run's wall clock (default: ``limits.command_timeout`` five times over)."""
     from tui.testing.detect import choose_suite, detect_suites
 
     repo = Path(os.path.realpath(repo))
     suite = choose_suite(detect_suites(repo, config), suite_name, selection, repo)
-    return await run_plan(plan_run(suite, selection, repo), repo, config, runner=runner, on_output=on_output)
+    return await run_plan(plan_run(suite, selection, repo), repo, config, runner=runner, on_output=on_output,
+                          timeout=timeout)

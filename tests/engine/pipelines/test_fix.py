@@ -30,8 +30,10 @@ async def test_only_the_candidate_that_passes_is_proposed(tmp_path: Path, ollama
     text = (repo / "calc.py").read_text()
     assert "return a * b" in text and '"""The product of a and b."""' in text  # the docstring the model left out
     assert "Fixed mul" in done.text and "passed" in done.text
-    tried = [e for e in events if e.type == "tool_call" and e.name == "try"]
-    assert len(tried) == 2, "candidates are tried in order until one passes"
+    tried = [e.arguments for e in events if e.type == "tool_call" and e.name == "try"]
+    assert [t["candidate"] for t in tried if "with" not in t] == ["candidate 1", "candidate 2", "candidate 3"]
+    assert [t["candidate"] for t in tried if "with" in t] == ["candidate 2"], \
+        "every candidate's targeted tests first, then the whole suite only for the one that passed them"
 
 
 async def test_a_rejection_with_a_reason_shapes_the_next_round(tmp_path: Path, ollama_server) -> None:

@@ -59,6 +59,7 @@ class Agent:
         self.memory = Memory()  # what the session remembers across turns: checks approved, rejected changes
         self.pipeline_hint = ""  # what a pipeline found before this loop took over
         self.turn_kind = ""  # the request's kind, when the pipelines' classifier decided one
+        self.turn_started = time.monotonic()  # the current turn's start: model.turn_seconds counts from here
         self.last_result: ToolResult | None = None
         self.rules: list[rules.Rule] = []
 
@@ -76,6 +77,7 @@ class Agent:
     async def run_turn(self, prompt: str, verify: bool = True) -> TurnDone:
         """One request. ``verify=False``: the caller checks the change itself (the fix loop reruns the tests)."""
         self.turns += 1
+        self.turn_started = time.monotonic()
         self.prompt = prompt
         self.ctx.turn_start.clear()
         self.ctx.extras["request"] = prompt
@@ -106,7 +108,7 @@ class Agent:
 
         index = await asyncio.to_thread(RepoIndex.build, self.ctx.repo)
         facts = gather(prompt, index)
-        turn = TurnState(prompt, kind=self.turn_kind, question=facts.question, started=time.monotonic(),
+        turn = TurnState(prompt, kind=self.turn_kind, question=facts.question, started=self.turn_started,
                          names_code=bool(facts.files or facts.dirs or [n for n in facts.symbols if n.strong]))
         self.rules = rules.make_rules(self.config, self.memory)
         for rule in self.rules:

@@ -129,12 +129,11 @@ async def change(job: Job, facts: Facts) -> TurnDone:
     code = "\n".join(text.splitlines()[d.symbol.start - 1:d.symbol.end])
     check = await check_for(job, index, facts.request, [d], f"The code:\n```\n{code[:3000]}\n```\n",
                             must_fail=True)
-    baseline = await job.tests(label="before the change")
     kind = "class" if d.symbol.kind == "class" else "method" if d.symbol.kind == "method" else "function"
     language = "python" if d.path.endswith(".py") else "javascript"
     show, mode, doc = shown(code, language)
-    goal = Goal("", label=f"the change to {d.qualname}", check=check, baseline=baseline, language=language,
-                max_tokens=1200, mode=mode, original=code, doc=doc)
+    goal = Goal("", label=f"the change to {d.qualname}", check=check, before_label="before the change",
+                language=language, max_tokens=1200, mode=mode, original=code, doc=doc)
     goal.prompt = CHANGE_PROMPT.format(request=facts.request.strip()[:1500], path=d.path, start=d.symbol.start,
                                        end=d.symbol.end, fence="python" if language == "python" else "js", code=show,
                                        extra="", kind=kind, reply=reply_for(goal, kind))
@@ -143,7 +142,7 @@ async def change(job: Job, facts: Facts) -> TurnDone:
     async def repair(verdicts: list) -> Any:
         from tui.engine.pipelines.pinned import repaired
 
-        return await repaired(job, facts.request, verdicts, baseline) if check else None
+        return await repaired(job, facts.request, verdicts, goal.baseline) if check else None
 
     applied, note = await propose_best(job, goal, place, {d.path: text.encode()}, f"change {d.qualname} in {d.path}",
                                        repair=repair)
@@ -234,8 +233,7 @@ async def add(job: Job, facts: Facts) -> TurnDone:
                                inside=f", as a method of class {cls}" if cls else "", context=context)
     check = await check_for(job, index, facts.request, [Definition(rel, sibling.symbol)] if sibling else [],
                             f"The module: {rel}\n", must_fail=False) if rel.endswith(".py") else None
-    baseline = await job.tests(label="before the change")
-    goal = Goal(prompt, label="the new code", check=check, baseline=baseline,
+    goal = Goal(prompt, label="the new code", check=check, before_label="before the change",
                 language="python" if rel.endswith(".py") else "javascript", max_tokens=1200)
 
     def place(code: str) -> dict[str, bytes | None] | None:

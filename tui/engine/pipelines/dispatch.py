@@ -15,6 +15,8 @@ from tui.engine.pipelines.facts import gather
 from tui.engine.pipelines.job import Job, Memory, NotHandled
 from tui.protocol.events import TurnDone
 
+LOOP_SECONDS = 60.0  # the least time left for which the general loop takes over from a pipeline (a reply or two)
+
 
 async def _one(job: Job, kind: str, request: str) -> TurnDone | None:
     index = await job.index()
@@ -25,7 +27,7 @@ async def _one(job: Job, kind: str, request: str) -> TurnDone | None:
     try:
         return await pipeline(job, facts)
     except NotHandled as err:
-        if err.hint == "route:change" and kind == "fix":
+        if err.hint == "route:change" and kind == "fix" and job.budget.fits("round"):
             job.note(f"{err.why}: handled as a change of behaviour")
             return await _one(job, "change", request)
         raise
@@ -55,6 +57,8 @@ async def handle(agent: Any, prompt: str, memory: Memory) -> TurnDone | None:
             agent.turn_kind = kind.name
         return done
     except NotHandled as err:
+        if not job.budget.fits("loop", LOOP_SECONDS):
+            return out_of_time(job, kind.name if kind else "", err)
         agent.turn_kind = kind.name if kind else ""
         agent.pipeline_hint = err.hint if err.hint and not err.hint.startswith("route:") else ""
         job.note(f"{kind.name if kind else 'pipeline'}: {err.why} ({time.monotonic() - started:.0f} s); "
@@ -62,6 +66,17 @@ async def handle(agent: Any, prompt: str, memory: Memory) -> TurnDone | None:
         return None
     finally:
         job.close()
+        if job.budget.bounded:  # the general loop gets what is left (the developer's approvals not counted)
+            agent.turn_started = job.budget.deadline - job.budget.seconds
+
+
+def out_of_time(job: Job, kind: str, err: NotHandled) -> TurnDone:
+    """The turn's time is (nearly) up and the pipeline found nothing to propose: the answer says what was tried
+    and why each try failed, rather than starting the general loop it has no time for."""
+    why = job.budget.ran_out or (f"too little of the turn's time budget ({job.budget.seconds:.0f} s, "
+                                 "model.turn_seconds) is left to try another way")
+    job.note(f"{kind or 'pipeline'}: {err.why}; no time left for the general loop")
+    return job.answer(f"Not finished: {why}. What was tried: {err.why}.", "limit")
 
 
 async def pipelined(agent: Any, prompt: str) -> TurnDone | None:

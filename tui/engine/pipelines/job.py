@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 from tui.protocol.events import Detail, Notice, TextDelta, TextDone, ToolCallFinished, ToolCallStarted, TurnDone
 from tui.protocol.proposals import Proposal, new_proposal_id
 from tui.engine.work.ask import Ask
+from tui.engine.work.budget import Budget
 from tui.engine.work.index import RepoIndex
 from tui.engine.work.scratch import Scratch, ScratchError
 
@@ -63,7 +64,9 @@ class Job:
         self.ctx, self.config, self.emit = agent.ctx, agent.config, agent.emit
         self.repo: Path = agent.ctx.repo
         cfg = agent.config.model
-        self.ask = Ask(agent.backend, agent.emit, temperature=cfg.temperature, retries=cfg.retries, seed=cfg.seed)
+        self.budget = Budget(cfg.turn_seconds, getattr(agent, "turn_started", None))
+        self.ask = Ask(agent.backend, agent.emit, temperature=cfg.temperature, retries=cfg.retries, seed=cfg.seed,
+                       budget=self.budget)
         self.samples = max(1, cfg.samples)
         self._index: RepoIndex | None = None
         self._scratch: Scratch | None = None
@@ -103,7 +106,8 @@ class Job:
         proposal = Proposal(id=new_proposal_id(), kind="checks", tool="checks", summary=(
             "for this session: run the project's code and tests in a sandboxed throwaway copy of the work tree, to "
             "check answers and candidate changes before they are shown (your files are not touched; no network)"))
-        decision = await self.agent.gate.decide(proposal)
+        async with self.budget.paused():
+            decision = await self.agent.gate.decide(proposal)
         self.memory.checks = decision.approved
         return decision.approved
 
@@ -161,7 +165,8 @@ class Job:
         self.emit(ToolCallStarted(call_id=call_id, name=tool, arguments={"files": files}, source="devagent"))
         proposal = Proposal(id=new_proposal_id(), kind="edit", tool=tool, summary=summary, diff=diff, files=files,
                             call_id=call_id, warnings=list(warnings or []))
-        decision = await self.agent.gate.decide(proposal)
+        async with self.budget.paused():
+            decision = await self.agent.gate.decide(proposal)
         if not decision.approved:
             from tui.engine.loop.gate import StopTurn
 

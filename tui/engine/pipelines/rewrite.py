@@ -7,6 +7,7 @@ and proposes the best, saying what was tried. A rejection's reason goes into one
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -30,6 +31,7 @@ class Goal:
     check: str | None = None  # a snippet that must run cleanly (asserts)
     language: str = "python"
     baseline: Any = None  # the suite before (failures it already had do not count against a candidate)
+    before_label: str = ""  # set: the suite before is run only when a candidate's suite fails (then it matters)
     max_tokens: int = 900
     notes: list[str] = field(default_factory=list)
     mode: str = "whole"  # whole: the model writes the whole definition; edits: a few {"old", "new"} edits of it
@@ -112,29 +114,54 @@ async def attempt(job: Job, goal: Goal, place: Callable[[str], dict[str, bytes |
 
 async def _try(job: Job, goal: Goal, found: list[Candidate], before: dict[str, bytes | None]
                ) -> tuple[list[Verdict], Verdict | None]:
+    """The cheap checks (static, the targeted check) of every candidate first, then the whole suite for the best
+    of those that passed, one at a time, until one passes it or the turn's time runs out (then the best that
+    passed its checks, its verdict saying the suite did not run)."""
     if not found:
         return [], None
     scratch = await job.scratch()
+    if scratch is None:
+        return await _static_only(job, goal, found, before)
     verdicts: list[Verdict] = []
     for cand in found:
-        if scratch is None:
-            v = Verdict(cand)
-            for rel, new in cand.changes.items():
-                v.problems += await asyncio.to_thread(trial.static_problems, rel, before.get(rel), new, job.repo)
-            verdicts.append(v)
-            continue
-        v = await job.step("try", {"candidate": cand.label}, lambda cand=cand: trial.judge(
+        verdicts.append(await job.step("try", {"candidate": cand.label}, lambda cand=cand: trial.judge(
             job, scratch, cand, before=before, target=goal.target, check=goal.check, language=goal.language,
-            suite=True), lambda v: v.line())
+            suite=False), lambda v: v.line()))
+    for v in trial.rank(verdicts, before, goal.baseline):
+        if not trial.passed(v, goal.baseline):
+            break  # ranked: none after this one passed its checks either
+        await job.step("try", {"candidate": v.candidate.label, "with": "the whole suite"},
+                       lambda v=v: trial.run_suite(job, scratch, v), lambda v: v.line())
+        if v.unrun:
+            return trial.rank(verdicts, before, goal.baseline), v
+        if v.suite is not None and not v.suite.ok:
+            await _baseline(job, goal)
+        if trial.passed(v, goal.baseline):
+            return trial.rank(verdicts, before, goal.baseline), v
+    return trial.rank(verdicts, before, goal.baseline), None
+
+
+async def _baseline(job: Job, goal: Goal) -> None:
+    """The suite before the change, once, when a candidate's suite failed (which of its failures are new)."""
+    if goal.baseline is None and goal.before_label:
+        goal.baseline = await job.tests(label=goal.before_label)
+        goal.before_label = ""
+
+
+async def _static_only(job: Job, goal: Goal, found: list[Candidate], before: dict[str, bytes | None]
+                       ) -> tuple[list[Verdict], Verdict | None]:
+    """Nothing can run here: the best candidate that parses, said plainly in the proposal."""
+    verdicts = []
+    for cand in found:
+        v = Verdict(cand)
+        for rel, new in cand.changes.items():
+            v.problems += await asyncio.to_thread(trial.static_problems, rel, before.get(rel), new, job.repo)
         verdicts.append(v)
-        if trial.passed(v, goal.baseline) and (v.suite is None or v.suite.ok):
-            break  # a candidate that passes everything: the rest would only cost time
     ranked = trial.rank(verdicts, before, goal.baseline)
-    best = next((v for v in ranked if trial.passed(v, goal.baseline)), None)
-    if scratch is None and ranked and ranked[0].static_ok:
-        best = ranked[0]  # nothing could run: the best parsed candidate, said plainly in the proposal
+    if ranked and ranked[0].static_ok:
         goal.notes.append("not tried: running checks was not allowed here")
-    return ranked, best
+        return ranked, ranked[0]
+    return ranked, None
 
 
 def tried_text(verdicts: list[Verdict]) -> str:
@@ -152,20 +179,26 @@ async def propose_best(job: Job, goal: Goal, place: Callable[[str], dict[str, by
     what happened in words)."""
     history: list[str] = []
     for round_no in range(rounds):
+        if not job.budget.fits("round"):  # another round like the last one would not end in time
+            history.append(job.budget.skip(f"round {round_no + 1} was not started" if round_no else "nothing was tried"))
+            break
+        began = time.monotonic()
         verdicts, best = await attempt(job, goal, place, before, seeds if round_no == 0 else None)
-        if best is None and repair is not None and verdicts:
+        if best is None and repair is not None and verdicts and job.budget.fits("tests:"):
             best = await repair(verdicts)
             if best is not None:
                 verdicts = [best] + verdicts
+        job.budget.measure("round", time.monotonic() - began)
         history.append(tried_text(verdicts))
         if best is None:
             if verdicts and verdicts[0].static_ok and verdicts[0].target is not None:
                 goal.prompt += _feedback(verdicts[0])
             continue
-        note = f"tried {len(verdicts)} candidate(s): {tried_text(verdicts)}"
+        tried = f"tried {len(verdicts)} candidate(s): {tried_text(verdicts)}"
+        note = tried + (f"; {best.unrun}" if best.unrun else "")
         try:
             outcome = await job.propose(best.candidate.changes, f"{summary} ({best.line()})",
-                                        warnings=goal.notes + [note])
+                                        warnings=goal.notes + [best.unrun] * bool(best.unrun) + [tried])
         except NotHandled as err:
             history.append(err.why)
             continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.protocol.errors import ContextOverflow, ModelError
-from tui.protocol.events import Emit, ErrorEvent, Progress, Retrying
+from tui.protocol.events import Detail, Emit, ErrorEvent, Progress, Retrying
 from tui.safety.parsing import loads_json
 from tui.tools.support.common import CHARS_PER_TOKEN
 
@@ -57,8 +57,9 @@ class Ask:
     """Asks one backend narrow questions for one session (``emit`` shows the wait; retries as configured)."""
 
     def __init__(self, backend: Any, emit: Emit, *, temperature: float = 0.2, retries: int = 2,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, budget: Any = None) -> None:
         self.backend, self.emit = backend, emit
+        self.budget = budget  # the turn's time budget (budget.py): no further sample once it has no room for one
         self.temperature, self.retries, self.seed = temperature, retries, seed
         self.requests = 0  # model requests made (for the turn's details and the benchmark)
 
@@ -69,14 +70,23 @@ class Ask:
         started = time.monotonic()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         asked = Asked()
+        if self.budget is not None and self.budget.bounded and self.budget.left() <= 0:
+            self.budget.skip(f"the model was not asked for {label or 'an answer'}")
+            return asked  # no candidates: every caller copes with none, and a request now would end past the time
         parallel = max(1, int(getattr(self.backend, "parallel", 1) or 1))
         heat = temperature if temperature is not None else (self.temperature if n == 1 else SAMPLE_HEAT)
         while len(asked.replies) < n:
+            if asked.replies and self.budget is not None and not self.budget.fits("sample"):
+                self.budget.skip(f"{n - len(asked.replies)} more candidate(s) were not asked for")
+                break
             want = min(parallel, n - len(asked.replies))
             first = not asked.replies
             t = heat if (want > 1 or not first or n == 1) else self.temperature
+            began = time.monotonic()
             texts = await self._request(messages, schema, want, t, max_tokens, label,
                                         seed=None if self.seed is None else self.seed + len(asked.replies))
+            if self.budget is not None:
+                self.budget.measure("sample", time.monotonic() - began)
             asked.replies += [Reply(_parse(text), text) for text in texts]
         asked.seconds = time.monotonic() - started
         return asked
@@ -95,9 +105,18 @@ class Ask:
             started = last = time.monotonic()
             self.emit(Progress("reading", label or "the question", total=prompt))
             try:
-                async for chunk in self.backend.stream_chat(messages, None, format=schema, options=options):
+                stream = self.backend.stream_chat(messages, None, format=schema, options=options)
+                async for chunk in stream:
                     if chunk.text:
                         parts.setdefault(chunk.index, []).append(chunk.text)
+                    if self.budget is not None and self.budget.bounded and self.budget.left() <= 0:
+                        close = getattr(stream, "aclose", None)
+                        if close is not None:
+                            await close()
+                        self.budget.skip("the model's reply was cut short")
+                        self.emit(Detail("the model's reply ran past the turn's time budget; it was cut there",
+                                         "retry"))
+                        break
                     now = time.monotonic()
                     if now - last >= PROGRESS_EVERY:
                         last = now

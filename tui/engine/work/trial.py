@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.engine.work.scratch import Scratch
+from tui.protocol.events import Progress
 from tui.safety.parsing import loads_json, parse_python
 
 CODE_TIMEOUT = 30.0
@@ -63,6 +64,7 @@ class Verdict:
     target: Any = None  # TestRun of the targeted tests (or a Ran of the check snippet)
     suite: Any = None  # TestRun of the whole suite
     notes: list[str] = field(default_factory=list)
+    unrun: str = ""  # why the suite did not run for it although its checks passed (the turn's time ran out)
 
     @property
     def static_ok(self) -> bool:
@@ -75,7 +77,12 @@ class Verdict:
         for name, run in (("target", self.target), ("suite", self.suite)):
             if run is None:
                 continue
+            if getattr(run, "killed", "") == "budget":
+                bits.append(f"{name} cut short (time budget)")
+                continue
             bits.append(f"{name} {'passed' if _ok(run) else 'failed'}" + (f" ({run.counts()})" if hasattr(run, "counts") else ""))
+        if self.unrun:
+            bits.append("no suite result (time budget)")
         return f"{self.candidate.label}: " + ("; ".join(bits) or "parses")
 
 
@@ -133,29 +140,71 @@ async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "py
         if not node:
             return Ran(None, "node is not installed", "node")
         argv = [node, "--input-type=module", "-e", code] if language == "module" else [node, "-e", code]
-    result = await box.run(argv, timeout=timeout, idle_timeout=timeout)
-    return Ran(result.exit_code, result.output, result.killed)
+    budget = job.budget
+    if not budget.fits("code", 1.0):
+        return Ran(None, budget.skip("not run"), "budget")
+    limit = budget.timeout(timeout)
+    job.emit(Progress("running", _waited("code in the throwaway copy", budget, limit)))
+    result = await box.run(argv, timeout=limit, idle_timeout=limit)
+    budget.measure("code", float(getattr(result, "duration", 0.0) or 0.0))
+    killed = "budget" if result.killed == "timeout" and limit < timeout else result.killed
+    return Ran(result.exit_code, result.output, killed)
 
 
 async def run_tests(job: Any, scratch: Scratch, selection: str = "", timeout: float = SUITE_TIMEOUT) -> Any:
     """The project's own tests (all, or ``selection``) in the copy; a TestRun (tui.testing). None when there is
-    nothing to run: no sandbox for the copy, or no suite in the project (``job.no_suite`` then says so)."""
+    nothing to run: no sandbox for the copy, no suite in the project (``job.no_suite`` then says so), or no time
+    left in the turn for a run like the last one (``job.budget`` says so). A run the turn's deadline cut short is
+    killed and says ``killed: budget``."""
     from tui.protocol.errors import ToolError
     from tui.testing import run_tests as run
 
     box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
     if box is None:
         return None
-    limits = job.config.limits
-    saved = limits.command_timeout
-    limits.command_timeout = max(saved, timeout)
+    kind = f"tests:{selection}"
+    if not job.budget.fits(kind):
+        job.budget.skip(f"the tests {selection} were not run" if selection else "the whole suite was not run")
+        return None
+    limit = job.budget.timeout(timeout)
+    job.emit(Progress("testing", _waited(f"the tests {selection}" if selection else "the whole suite", job.budget,
+                                         limit)))
     try:
-        return await run(job.repo, job.config, selection, runner=box)
+        ran = await run(job.repo, job.config, selection, runner=box, timeout=limit)
     except ToolError as err:  # no suite found, or none chosen: nothing to run, which is not a failure
         job.no_suite = f"{err.message} {err.hint}".strip()
         return None
+    job.budget.measure(kind, ran.duration)
+    if ran.killed == "timeout" and limit < timeout:
+        ran.killed = "budget"
+        job.budget.skip("the whole suite did not finish" if not selection else f"the tests {selection} did not finish")
+    return ran
+
+
+def _waited(what: str, budget: Any, limit: float) -> str:
+    """The wait line of a run: what runs and, when the turn's time budget bounds it, for how long at most."""
+    return f"{what} (at most {limit:.0f} s: the turn's time budget)" if budget.bounded and budget.left() <= limit \
+        else what
+
+
+async def run_suite(job: Any, scratch: Scratch, verdict: Verdict) -> Verdict:
+    """The whole suite with ``verdict``'s candidate, when the turn has time for it (the last suite run predicts
+    this one); otherwise ``verdict.unrun`` says why it did not run, or did not finish."""
+    if not job.budget.fits("tests:"):
+        verdict.unrun = job.budget.skip("the whole suite was not run")
+        return verdict
+    scratch.write(verdict.candidate.changes)
+    try:
+        run = await run_tests(job, scratch, "")
     finally:
-        limits.command_timeout = saved
+        scratch.reset()
+    if run is None and not job.no_suite:
+        verdict.unrun = job.budget.skip("the whole suite was not run")
+    elif run is not None and run.killed == "budget":
+        verdict.unrun = job.budget.skip("the whole suite did not finish")
+    else:
+        verdict.suite = run
+    return verdict
 
 
 async def judge(job: Any, scratch: Scratch, candidate: Candidate, *, before: dict[str, bytes | None],
@@ -176,13 +225,13 @@ async def judge(job: Any, scratch: Scratch, candidate: Candidate, *, before: dic
                 return verdict
         elif target is not None:
             verdict.target = await run_tests(job, scratch, target)
+            if verdict.target is None and not job.no_suite:  # no time left to run them: not tried, not passed
+                verdict.problems.append(job.budget.skip("not tried"))
             if not _ok(verdict.target):
                 return verdict
-        if suite:
-            verdict.suite = await run_tests(job, scratch, "")
     finally:
         scratch.reset()
-    return verdict
+    return await run_suite(job, scratch, verdict) if suite else verdict
 
 
 def rank(verdicts: list[Verdict], before: dict[str, bytes | None], baseline: Any = None) -> list[Verdict]:
