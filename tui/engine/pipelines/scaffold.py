@@ -109,10 +109,9 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
     example = f"\nFor the style, the start of {sibling}:\n```python\n{head}\n```" if head else ""
     check = await check_for(job, index, facts.request, [], f"The new module: {source}. Import what you test from it "
                             f"like this: from {module} import ...\n", must_fail=False)
-    baseline = await job.tests(label="before the new module")
     goal = Goal(MODULE_PROMPT.format(request=facts.request.strip()[:1500], source=source, module=module,
                                      example=example), label=f"the module {module}", target=test, check=check,
-                baseline=baseline, max_tokens=1200)
+                before_label="before the new module", max_tokens=1200)
 
     def place(code: str) -> dict[str, bytes | None] | None:
         if not code.strip():
