@@ -129,3 +129,27 @@ def test_an_answer_agrees_only_when_its_values_are_in_the_output() -> None:
     assert agrees("It raises ValueError.", "Traceback ...\nValueError: empty")
     assert not agrees("It raises KeyError.", "ValueError: empty")
     assert agrees("It returns 3 items: 'a'.", "['a', 'b', 'c'] 3")
+
+
+def test_who_and_when_in_the_past_tense_or_a_commit_make_a_history_question() -> None:
+    """By the question's grammar, on requests about several projects' code: who/when in the past tense or a commit
+    is history; who/when about what the code does now is not; a request that asks for a change never is."""
+    from tui.engine.pipelines.classify import asks_history
+
+    history = ["When was ttl_cache's timer last changed, and by whom?", "Who added the clamp function?",
+               "Which commit introduced parse_version?", "When did the CLI start accepting --json?",
+               "Whose change broke Pathspec.match_files?", "Who has touched lib/stringify.js recently?"]
+    code = ["When does parse raise ValueError?", "Who calls format_size?", "What does ordinal(3) return?",
+            "When is the cache cleared?", "How many tests are there?", "Rename foo to bar.",
+            "Could you find who changed encode() and revert it?"]
+    assert [q for q in history if not asks_history(q)] == []
+    assert [q for q in code if asks_history(q)] == []
+
+
+async def test_a_history_question_by_its_grammar_reads_history_without_a_kind_question(tmp_path: Path,
+                                                                                       ollama_server) -> None:
+    repo = _repo(tmp_path)
+    await pipeline_turn(repo, ollama_server, "When was natural last changed?",
+                        [lambda body: js({"answer": "In the first commit.", "commits": []})])
+    first = ollama_server.requests[0]["messages"][-1]["content"]
+    assert "Which kind of request" not in first and "natural" in first

@@ -1,6 +1,7 @@
 """The kind of a request: from its structure when that decides it, otherwise from one constrained choice.
 
-A pasted traceback is a fix; a named data file that does not parse is a data repair; a request that only asks (every sentence a question) is chosen among the kinds
+A pasted traceback is a fix; a named data file that does not parse is a data repair; a question asking who or when
+in the past tense, or about a commit, is history; a request that only asks (every sentence a question) is chosen among the kinds
 that change nothing. Everything else is one grammar-constrained question to the model: the kinds
 with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
 only be one of the kinds. A request that is several kinds at once is split into steps by a second
@@ -83,6 +84,25 @@ def asks_only(request: str) -> bool:
     return bool(first) and first.group(0).lower() in _WH and all(s.endswith("?") for s in sentences)
 
 
+_PAST = frozenset("was were did has have had wrote made broke took gave brought began".split())
+_WHO_WHEN = frozenset("who whom whose when".split())
+
+
+def asks_history(request: str) -> bool:
+    """A question only history can answer, by its grammar: it asks who or when in the past tense ("when was …
+    changed", "who added …", "whose commit …") or about a commit. "When does f raise?" and "who calls f?" ask
+    about the code as it is, and are not."""
+    if not asks_only(request):
+        return False
+    words = re.findall(r"[a-z']+", request.lower())
+    if re.search(r"\b(?:commits?|changelog of git|git (?:log|blame|history))\b", request.lower()):
+        return True
+    for i, word in enumerate(words):
+        if word in _WHO_WHEN and any(w in _PAST or (w.endswith("ed") and len(w) > 4) for w in words[i + 1:i + 4]):
+            return True
+    return False
+
+
 def by_structure(facts: Facts) -> Kind | None:
     """A pasted traceback is a fix; a data file the request names that does not parse is repaired first, whatever
     else is asked of it (a request that only asks about it is answered, not acted on)."""
@@ -90,6 +110,8 @@ def by_structure(facts: Facts) -> Kind | None:
         return Kind("fix", "structure")
     if facts.unparsed and not asks_only(facts.request):
         return Kind("data", "structure")
+    if asks_history(facts.request):
+        return Kind("history", "structure")
     return None
 
 
