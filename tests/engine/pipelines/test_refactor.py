@@ -32,3 +32,26 @@ async def test_a_rename_in_words_is_the_engines_rename(tmp_path: Path, ollama_se
     schema = ollama_server.requests[-1]["format"]
     assert "slugify" in schema["properties"]["name"]["enum"], "the name is chosen from what the request names"
     assert len(ollama_server.requests) == 2, "nothing of the change itself was asked of the model"
+
+
+async def test_a_javascript_rename_asks_before_installing_a_compiler_and_downloads_nothing_when_refused(
+        tmp_path: Path, ollama_server, monkeypatch) -> None:
+    """A JavaScript project without typescript in node_modules: the engine needs devagent's pinned compiler, and
+    the developer is asked in the queue before it is installed (once per session); refused, nothing is
+    downloaded and no file changes."""
+    from tui.protocol.proposals import Decision
+
+    monkeypatch.setenv("DEVAGENT_TS_CACHE", str(tmp_path / "ts-cache"))
+    files = {"package.json": '{"name": "q", "version": "1.0.0"}\n',
+             "lib/utils.js": "function isRegExp(x) {\n  return x instanceof RegExp;\n}\nmodule.exports = { isRegExp };\n",
+             "lib/parse.js": "const { isRegExp } = require('./utils');\nmodule.exports = (x) => isRegExp(x);\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Rename isRegExp to isRegex in lib/utils.js and wherever it is used.",
+        [js({"kind": "refactor"}), js({"operation": "rename", "name": "isRegExp", "new_name": "isRegex",
+                                       "to_module": "", "value": ""}), js({"answer": "Not done."})],
+        decisions=[Decision("reject", reason="no downloads")] * 6)
+    asked = [p for p in approver.asked if p.tool == "install-typescript"]
+    assert len(asked) == 1 and "TypeScript" in asked[0].summary and "npm" in asked[0].summary
+    assert not (tmp_path / "ts-cache").exists() or not any((tmp_path / "ts-cache").iterdir())
+    assert "isRegExp" in (repo / "lib/parse.js").read_text()

@@ -51,6 +51,7 @@ class Memory:
     rejected: dict[str, str] = field(default_factory=dict)  # diff digest -> the reason given
     reasons: list[str] = field(default_factory=list)  # every rejection reason of the session, newest last
     rejected_calls: dict[str, str] = field(default_factory=dict)  # the general loop's rejected calls -> reason
+    consents: dict[str, bool] = field(default_factory=dict)  # other one-off permissions (an install) -> the answer
 
 
 def digest(diff: str) -> str:
@@ -110,6 +111,16 @@ class Job:
             decision = await self.agent.gate.decide(proposal)
         self.memory.checks = decision.approved
         return decision.approved
+
+    async def allowed(self, key: str, summary: str) -> bool:
+        """A one-off permission (e.g. installing the pinned TypeScript compiler), asked in the queue once per session
+        and remembered under ``key``; the time it waits is not the turn's."""
+        if key not in self.memory.consents:
+            proposal = Proposal(id=new_proposal_id(), kind="checks", tool=key, summary=summary)
+            async with self.budget.paused():
+                decision = await self.agent.gate.decide(proposal)
+            self.memory.consents[key] = decision.approved
+        return self.memory.consents[key]
 
     def close(self) -> None:
         if self._scratch is not None:

@@ -52,9 +52,14 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     def progress(p: object) -> None:
         job.emit(Progress("checking", str(getattr(p, "message", "") or getattr(p, "detail", "") or "refactoring")))
 
+    loop = asyncio.get_running_loop()
+
+    def consent(message: str) -> bool:  # called from the engine's thread: the developer answers in the queue
+        return asyncio.run_coroutine_threadsafe(job.allowed("install-typescript", message), loop).result()
+
     try:
         outcome = await job.step("refactor", args, lambda: asyncio.to_thread(
-            ops.run, engine_op, job.repo, config=job.config, tests=True, on_progress=progress,
+            ops.run, engine_op, job.repo, config=job.config, tests=True, on_progress=progress, consent=consent,
             **engine_arguments(op, args)), lambda o: o.summary)
     except RefactorError as err:
         raise NotHandled(f"the refactoring engine could not do it: {err.message}") from None
