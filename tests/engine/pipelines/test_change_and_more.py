@@ -139,7 +139,7 @@ async def test_a_history_question_quotes_the_commits_it_rests_on(tmp_path: Path,
     git(repo, "commit", "-qam", "fmt: ratio of nothing is zero")
     head = git(repo, "rev-parse", "--short", "HEAD").strip()
     events, done, _ = await pipeline_turn(repo, ollama_server, "Which commit changed `ratio`?", [
-        js({"kind": "history"}), lambda body: js({"answer": "The latest one.", "commits": [head]})])
+        lambda body: js({"answer": "The latest one.", "commits": [head]})])  # history by its grammar: no kind asked
     assert head in done.text and "ratio of nothing is zero" in done.text
     asked = ollama_server.requests[-1]["messages"][-1]["content"]
     assert "Commits that changed ratio" in asked
