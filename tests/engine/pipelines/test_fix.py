@@ -64,6 +64,26 @@ async def test_a_failure_after_the_last_commit_is_first_tried_as_that_commit_und
     assert "before the recent change" in edits(approver)[0].summary
 
 
+async def test_work_in_progress_elsewhere_does_not_hide_the_commit_that_broke_the_test(tmp_path: Path,
+                                                                                    ollama_server) -> None:
+    """The last commit broke mul; uncommitted work renamed another function on many lines (an approved rename, say).
+    The commit is still undone first, and the renamed function is not taken for the cause."""
+    other = ('def total(xs):\n    """Sum of xs."""\n    out = 0\n    for x in xs:\n        out = add(out, x)\n'
+             '    return out\n')
+    repo = make_repo(tmp_path / "repo", {"calc.py": CALC.replace("a + b\n\n\ndef add", "a * b\n\n\ndef add"),
+                                         "stats.py": "from calc import add\n\n\n" + other,
+                                         "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\n"})
+    (repo / "calc.py").write_text(CALC)
+    git(repo, "commit", "-qam", "calc: simpler mul")
+    (repo / "stats.py").write_text("from calc import add\n\n\n" + other.replace("total", "sum_all")
+                                   .replace("out", "acc"))
+    events, done, approver = await pipeline_turn(repo, ollama_server, "tests/test_calc.py::test_mul fails, fix it",
+                                                 [js({"kind": "fix"})])
+    assert "return a * b" in (repo / "calc.py").read_text()
+    assert "before the recent change" in edits(approver)[0].summary
+    assert "sum_all" in (repo / "stats.py").read_text(), "the work in progress is left alone"
+
+
 async def test_nothing_failing_is_not_a_fix(tmp_path: Path, ollama_server) -> None:
     repo = make_repo(tmp_path / "repo", {"calc.py": CALC.replace("a + b\n\n\ndef add", "a * b\n\n\ndef add"),
                                          "tests/test_calc.py": TESTS, "pytest.ini": "[pytest]\n"})

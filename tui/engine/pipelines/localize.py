@@ -113,19 +113,21 @@ def hunks_for(diff: str, path: str) -> str:
 
 
 def recent_diff(repo: Any) -> str:
-    """The uncommitted changes, else the last commit's: where a fresh failure usually comes from."""
+    """The uncommitted changes and the last commit's: where a fresh failure usually comes from (both: work in
+    progress, e.g. an approved rename, does not hide the commit that broke a test)."""
     from tui.git.facade import GitRepo
 
     git = GitRepo(repo, timeout=20)
     out = git.run_git("diff", "HEAD", "--unified=0", "--no-color")
     text = out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
-    if text.strip():
-        return text
     parent = git.run_git("rev-parse", "--verify", "--quiet", "HEAD^")
     if parent.returncode != 0:
-        return ""  # the first commit made everything: "what changed" says nothing about a fault
+        return text  # the first commit made everything: "what changed" says nothing about a fault
     out = git.run_git("show", "--format=", "--unified=0", "--no-color", "HEAD")
-    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+    commit = out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+    dirty = set(changed_lines(text))  # their lines moved since the commit: its hunks there would point wrong
+    parts = re.split(r"(?m)^(?=diff --git )", commit)
+    return text + "".join(p for p in parts if not any(f" b/{path}\n" in p.split("\n", 1)[0] + "\n" for path in dirty))
 
 
 def suspects(index: RepoIndex, facts: Facts, failures: list[Any], diff: str) -> list[Suspect]:
@@ -156,6 +158,7 @@ def suspects(index: RepoIndex, facts: Facts, failures: list[Any], diff: str) -> 
     for n in facts.symbols:
         for d in n.definitions[:2]:
             get(d).add(4.0 if n.strong else 1.0, "the request names it")
+    changed: dict[tuple[str, str], Definition] = {}
     for path, ranges in changed_lines(diff).items():
         if is_test(path) or not index.exists(path):
             continue
@@ -164,11 +167,12 @@ def suspects(index: RepoIndex, facts: Facts, failures: list[Any], diff: str) -> 
             continue
         for start, end in ranges:
             sym = enclosing(outline.symbols, start) or enclosing(outline.symbols, end)
-            if sym is None or sym.kind == "class":
-                continue
-            s = get(Definition(path, sym))
-            s.add(3.0 if (s.score or sym.name in called) else 1.5, "it changed recently")
-            s.changed = s.changed or hunks_for(diff, path)
+            if sym is not None and sym.kind != "class":
+                changed.setdefault((path, sym.qualname), Definition(path, sym))
+    for d in changed.values():  # once per definition, however many of its lines changed (a rename touches many)
+        s = get(d)
+        s.add(3.0 if (s.score or d.symbol.name in called) else 1.5, "it changed recently")
+        s.changed = s.changed or hunks_for(diff, d.path)
     ranked = sorted(found.values(), key=lambda s: s.score, reverse=True)
     return [s for s in ranked if s.score >= 1.5][:MAX_SUSPECTS]
 
