@@ -153,3 +153,23 @@ async def test_a_history_question_by_its_grammar_reads_history_without_a_kind_qu
                         [lambda body: js({"answer": "In the first commit.", "commits": []})])
     first = ollama_server.requests[0]["messages"][-1]["content"]
     assert "Which kind of request" not in first and "natural" in first
+
+
+def test_a_request_about_a_docstring_is_docs_whatever_the_sentence_says() -> None:
+    """The docstring is the request's object (like a file it names): a sentence about what the code raises or
+    returns goes into the text; a request that also names a test is not decided here."""
+    from tui.engine.pipelines.classify import names_a_docstring
+
+    assert names_a_docstring("In the docstring of nth_or_last, add that it raises ValueError when too short.")
+    assert names_a_docstring("Fix the JSDoc of parseQuery: it returns null for an empty string.")
+    assert names_a_docstring("Clamp's docstring should say the default floor is None.")
+    assert not names_a_docstring("Add a test that runs the docstring example of intword.")
+    assert not names_a_docstring("Make ordinal return '1st' for 1.")
+
+
+async def test_a_docstring_request_goes_to_docs_without_a_kind_question(tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    await pipeline_turn(repo, ollama_server, "In the docstring of `natural`, say that it raises TypeError for None.",
+                        [js({"text": "Bytes in words. Raises TypeError for None."})])
+    assert "Raises TypeError for None." in (repo / "pkg/sizes.py").read_text()
+    assert "Which kind of request" not in ollama_server.requests[0]["messages"][-1]["content"]

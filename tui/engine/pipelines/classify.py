@@ -1,7 +1,8 @@
 """The kind of a request: from its structure when that decides it, otherwise from one constrained choice.
 
 A pasted traceback is a fix; a named data file that does not parse is a data repair; a question asking who or when
-in the past tense, or about a commit, is history; a request that only asks (every sentence a question) is chosen among the kinds
+in the past tense, or about a commit, is history; one that names a docstring of named code (and no test) is
+docs; a request that only asks (every sentence a question) is chosen among the kinds
 that change nothing. Everything else is one grammar-constrained question to the model: the kinds
 with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
 only be one of the kinds. A request that is several kinds at once is split into steps by a second
@@ -103,6 +104,15 @@ def asks_history(request: str) -> bool:
     return False
 
 
+_DOC_TARGET = re.compile(r"\b(?:docstrings?|doc ?comments?|jsdoc|tsdoc)\b", re.I)
+
+
+def names_a_docstring(request: str) -> bool:
+    """The request's object is a docstring or a doc comment (it names one and no test): docs, whatever it says
+    should go in it (a sentence about what the code raises is still text)."""
+    return bool(_DOC_TARGET.search(request)) and not re.search(r"\btests?\b", request, re.I)
+
+
 def by_structure(facts: Facts) -> Kind | None:
     """A pasted traceback is a fix; a data file the request names that does not parse is repaired first, whatever
     else is asked of it (a request that only asks about it is answered, not acted on)."""
@@ -112,6 +122,8 @@ def by_structure(facts: Facts) -> Kind | None:
         return Kind("data", "structure")
     if asks_history(facts.request):
         return Kind("history", "structure")
+    if names_a_docstring(facts.request) and facts.symbols and not asks_only(facts.request):
+        return Kind("docs", "structure")
     return None
 
 
