@@ -128,7 +128,7 @@ async def test_a_named_data_file_that_does_not_parse_is_repaired_however_the_req
 async def test_a_docstring_is_placed_by_program(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     events, done, approver = await pipeline_turn(repo, ollama_server, "Give `ratio` a docstring",
-                                                 [js({"kind": "docs"}), js({"text": "a divided by b."})])
+                                                 [js({"text": "a divided by b."})])  # docs by structure
     text = (repo / "pkg/fmt.py").read_text()
     assert 'def ratio(a, b):\n    """a divided by b."""\n    return a / b' in text
 
