@@ -200,3 +200,20 @@ async def test_a_scaffolded_module_holds_what_the_request_asks_and_its_test_is_t
     test = (repo / "tests/test_slug.py").read_text()
     assert "def test_slug() -> None:\n    from pkg.slug import slugify\n    assert slugify('Hello  World')" in test
     assert len(edits(approver)) == 1 and "Created pkg/slug.py and tests/test_slug.py" in done.text
+
+
+async def test_a_docstring_keeps_its_examples_and_is_never_the_request_written_back(tmp_path: Path,
+                                                                                    ollama_server) -> None:
+    """Three docstrings written: the request echoed (dropped), one that drops the doctest examples (they are put
+    back by program), one that keeps less of the old text; the one that keeps most of what was there is placed."""
+    fmt = FMT.replace('    """n bytes as kB."""\n',
+                      '    """n bytes as kB.\n\n    >>> size(1500)\n    \'1.5 kB\'\n    """\n')
+    repo = _repo(tmp_path, **{"pkg/fmt.py": fmt})
+    request = "In the docstring of size, add a sentence saying that digits sets the decimals."
+    await pipeline_turn(repo, ollama_server, request, [
+        js({"text": request}), js({"text": "n bytes as kB. digits sets the decimals."}),
+        js({"text": "Kilobytes. digits sets the decimals."})])
+    text = (repo / "pkg/fmt.py").read_text()
+    assert ('    """n bytes as kB. digits sets the decimals.\n\n    >>> size(1500)\n    \'1.5 kB\'\n    """'
+            in text), text
+    assert "add a sentence" not in text

@@ -28,8 +28,8 @@ The code, {path}:
 ```{fence}
 {code}
 ```
-Write the new {what} for {name} as the request asks: plain text, no quotes around it, no code fence. Keep what
-is still true of the current one.
+Write the whole new {what} of {name}: the current one with the change the request asks for made in it (not the
+request itself); plain text, no quotes around it, no code fence. Keep what is still true of the current one.
 Reply as JSON: {{"text": "<the {what}>"}}"""
 
 SECTION_PROMPT = """A developer asked:
@@ -181,6 +181,54 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     return job.answer(f"Updated {readme}: section {value['heading'].strip()!r}.")
 
 
+def old_docstring(text: str, d: Definition) -> str:
+    """The definition's docstring as it is ('' when none or the file does not parse)."""
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ""
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and n.name == d.symbol.name and n.lineno == d.symbol.line), None)
+    return (ast.get_docstring(node) or "") if node is not None else ""
+
+
+def examples(doc: str) -> list[str]:
+    """The doctest blocks of a docstring (a '>>>' line through the blank line that ends its output): code, which
+    a rewrite of the text must keep as it is."""
+    blocks, current = [], []
+    for line in doc.splitlines():
+        if line.lstrip().startswith(">>>") or (current and line.strip()):
+            current.append(line)
+        elif current:
+            blocks.append("\n".join(current))
+            current = []
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9_]+", text.lower())
+
+
+def fitted(doc: str, old: str, request: str) -> tuple[str, float] | None:
+    """A written docstring made whole by program, with how much of the old prose it keeps (0..1); None when it is
+    the request echoed back or changes nothing. The old doctest examples it dropped are put back, at the end."""
+    import difflib
+
+    doc = doc.strip().strip('"').strip("'").strip()
+    if not doc or " ".join(doc.split()) == " ".join(old.split()):
+        return None
+    if difflib.SequenceMatcher(None, _words(doc), _words(request)).ratio() > 0.6:
+        return None  # the request written back as the docstring
+    kept = [b for b in examples(old) if " ".join(b.split()) not in " ".join(doc.split())]
+    if kept:
+        doc = doc.rstrip() + "\n\n" + "\n\n".join(kept)
+    prose = [w for w in _words("\n".join(ln for ln in old.splitlines() if ">>>" not in ln))]
+    have = set(_words(doc))
+    return doc, (sum(w in have for w in prose) / len(prose)) if prose else 1.0
+
+
 async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
     index = await job.index()
     text = index.text(d.path) or ""
@@ -189,15 +237,19 @@ async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
     asked = await job.ask.json(DOC_PROMPT.format(request=facts.request.strip()[:1500], path=d.path,
                                                  fence="python" if python else "js", code=index.source_of(d, 60),
                                                  what=what, name=d.qualname), _SCHEMA, max_tokens=400,
-                               label=f"the {what} of {d.qualname}")
-    doc = str((asked.first or {}).get("text") or "").strip() if isinstance(asked.first, dict) else ""
-    doc = doc.strip('"').strip("'").strip()
-    if not doc:
-        raise NotHandled(f"no {what} was written")
-    new = with_docstring(text, d, doc) if python else with_jsdoc(text, d, doc)
-    if new is None or static_problems(d.path, text.encode(), new.encode(), job.repo):
-        raise NotHandled(f"the {what} could not be placed")
-    done = await job.propose({d.path: new.encode()}, f"docs: the {what} of {d.qualname} in {d.path}")
+                               n=job.samples, label=f"the {what} of {d.qualname}")
+    old = old_docstring(text, d) if python else ""
+    written = [str(v.get("text") or "") for v in asked.values if isinstance(v, dict)]
+    made = [f for f in (fitted(w, old, facts.request) for w in written) if f is not None]
+    placed = []
+    for doc, keeps in sorted(made, key=lambda f: -f[1]):  # the one that keeps most of what was there first
+        new = with_docstring(text, d, doc) if python else with_jsdoc(text, d, doc)
+        if new is not None and not static_problems(d.path, text.encode(), new.encode(), job.repo):
+            placed.append(new)
+            break
+    if not placed:
+        raise NotHandled(f"no {what} was written that could be placed ({len(written)} written)")
+    done = await job.propose({d.path: placed[0].encode()}, f"docs: the {what} of {d.qualname} in {d.path}")
     if not done.applied:
         return job.answer(f"The {what} was not changed ({done.reason or 'rejected'}).")
     return job.answer(f"Updated the {what} of {d.qualname} ({d.path}:{d.symbol.line}).")
