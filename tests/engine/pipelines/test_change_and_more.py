@@ -217,3 +217,13 @@ async def test_a_docstring_keeps_its_examples_and_is_never_the_request_written_b
     assert ('    """n bytes as kB. digits sets the decimals.\n\n    >>> size(1500)\n    \'1.5 kB\'\n    """'
             in text), text
     assert "add a sentence" not in text
+
+
+def test_a_docstring_line_that_copies_how_the_request_begins_is_dropped_its_content_words_are_not() -> None:
+    from tui.engine.pipelines.docs import fitted
+
+    old = "Return the last item.\n\nIf there is none, raise ``ValueError``."
+    request = "In the docstring of last, add a sentence saying that it raises ValueError for an empty iterable."
+    assert fitted("In the docstring of last, add a sentence saying that it raises.\n\n" + old, old, request) is None
+    doc, keeps = fitted(old + "\n\nIt raises ValueError for an empty iterable.", old, request)
+    assert doc.endswith("It raises ValueError for an empty iterable.") and keeps == 1.0

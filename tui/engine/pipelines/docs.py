@@ -217,9 +217,14 @@ def fitted(doc: str, old: str, request: str) -> tuple[str, float] | None:
     import difflib
 
     doc = doc.strip().strip('"').strip("'").strip()
+    asked = " ".join(_words(request))
+    heads = {" ".join(_words(sentence)[:5]) for sentence in re.split(r"(?<=[.!?])\s+", request)
+             if len(_words(sentence)) >= 5}  # how each sentence of the request begins (its instruction part)
+    doc = "\n".join(ln for ln in doc.splitlines()  # a line that copies how the request begins is the request
+                    if not any(head in " ".join(_words(ln)) for head in heads)).strip()
     if not doc or " ".join(doc.split()) == " ".join(old.split()):
         return None
-    if difflib.SequenceMatcher(None, _words(doc), _words(request)).ratio() > 0.6:
+    if difflib.SequenceMatcher(None, _words(doc), asked.split()).ratio() > 0.6:
         return None  # the request written back as the docstring
     kept = [b for b in examples(old) if " ".join(b.split()) not in " ".join(doc.split())]
     if kept:
