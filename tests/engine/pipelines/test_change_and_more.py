@@ -225,5 +225,8 @@ def test_a_docstring_line_that_copies_how_the_request_begins_is_dropped_its_cont
     old = "Return the last item.\n\nIf there is none, raise ``ValueError``."
     request = "In the docstring of last, add a sentence saying that it raises ValueError for an empty iterable."
     assert fitted("In the docstring of last, add a sentence saying that it raises.\n\n" + old, old, request) is None
-    doc, keeps = fitted(old + "\n\nIt raises ValueError for an empty iterable.", old, request)
-    assert doc.endswith("It raises ValueError for an empty iterable.") and keeps == 1.0
+    copied = "Return the last item.\n\n    If there is none, raise ``ValueError``.\n\n    It raises ValueError for an empty iterable."
+    doc, score = fitted(copied, old, request)  # written with the source's indentation: it goes
+    assert doc == old + "\n\nIt raises ValueError for an empty iterable."
+    _, unchanged_but_reworded = fitted(old.replace("Return", "Returns"), old, request)
+    assert score > unchanged_but_reworded, "the one that says what the request adds ranks first"

@@ -212,11 +212,14 @@ def _words(text: str) -> list[str]:
 
 
 def fitted(doc: str, old: str, request: str) -> tuple[str, float] | None:
-    """A written docstring made whole by program, with how much of the old prose it keeps (0..1); None when it is
-    the request echoed back or changes nothing. The old doctest examples it dropped are put back, at the end."""
+    """A written docstring made whole by program, with a score: how much of what the request adds it says (the
+    request's words the old docstring lacks), then how much of the old prose it keeps; None when it is the request
+    echoed back or changes nothing. The old doctest examples it dropped are put back, at the end."""
     import difflib
 
-    doc = doc.strip().strip('"').strip("'").strip()
+    import inspect
+
+    doc = inspect.cleandoc(doc.strip().strip('"').strip("'"))  # the indentation copied from the source goes
     asked = " ".join(_words(request))
     heads = {" ".join(_words(sentence)[:5]) for sentence in re.split(r"(?<=[.!?])\s+", request)
              if len(_words(sentence)) >= 5}  # how each sentence of the request begins (its instruction part)
@@ -231,7 +234,10 @@ def fitted(doc: str, old: str, request: str) -> tuple[str, float] | None:
         doc = doc.rstrip() + "\n\n" + "\n\n".join(kept)
     prose = [w for w in _words("\n".join(ln for ln in old.splitlines() if ">>>" not in ln))]
     have = set(_words(doc))
-    return doc, (sum(w in have for w in prose) / len(prose)) if prose else 1.0
+    keeps = (sum(w in have for w in prose) / len(prose)) if prose else 1.0
+    wanted = {w for w in _words(request) if len(w) > 3} - set(_words(old)) - {w for h in heads for w in h.split()}
+    says = (sum(w in have for w in wanted) / len(wanted)) if wanted else 1.0  # what the request adds, said
+    return doc, says + keeps / 2
 
 
 async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
@@ -247,7 +253,7 @@ async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
     written = [str(v.get("text") or "") for v in asked.values if isinstance(v, dict)]
     made = [f for f in (fitted(w, old, facts.request) for w in written) if f is not None]
     placed = []
-    for doc, keeps in sorted(made, key=lambda f: -f[1]):  # the one that keeps most of what was there first
+    for doc, _ in sorted(made, key=lambda f: -f[1]):  # the one that says what was asked, keeping the most
         new = with_docstring(text, d, doc) if python else with_jsdoc(text, d, doc)
         if new is not None and not static_problems(d.path, text.encode(), new.encode(), job.repo):
             placed.append(new)
