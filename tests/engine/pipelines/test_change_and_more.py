@@ -230,3 +230,15 @@ def test_a_docstring_line_that_copies_how_the_request_begins_is_dropped_its_cont
     assert doc == old + "\n\nIt raises ValueError for an empty iterable."
     _, unchanged_but_reworded = fitted(old.replace("Return", "Returns"), old, request)
     assert score > unchanged_but_reworded, "the one that says what the request adds ranks first"
+
+
+async def test_when_every_rewritten_docstring_is_dropped_the_sentence_alone_is_asked_and_added(
+        tmp_path: Path, ollama_server) -> None:
+    repo = _repo(tmp_path)
+    request = "In the docstring of size, add a sentence saying that digits sets the number of decimals."
+    await pipeline_turn(repo, ollama_server, request, [
+        js({"text": request}), js({"text": "n bytes as kB."}), js({"text": request}),  # echoed, unchanged, echoed
+        js({"text": "digits sets the number of decimals."}), js({"text": request}), js({"text": "Decimals."})])
+    text = (repo / "pkg/fmt.py").read_text()
+    assert '    """n bytes as kB.\n\n    digits sets the number of decimals.\n    """' in text, text
+    assert "The docstring of size now reads" in ollama_server.requests[-1]["messages"][-1]["content"]

@@ -43,6 +43,19 @@ SECTION_PROMPT = """A developer asked:
 Write the {markup} section the request asks for.
 Reply as JSON: {{"heading": "<the section's title alone>", "text": "<the section's body in {markup}, without its title>"}}"""
 
+SENTENCE_PROMPT = """A developer asked:
+<request>
+{request}
+</request>
+
+The docstring of {name} now reads:
+\"\"\"
+{old}
+\"\"\"
+Write the sentence (or two) to add to it, exactly as it will read in the docstring: a statement about the code,
+not an instruction.
+Reply as JSON: {{"text": "<the sentence>"}}"""
+
 _SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
 
@@ -252,6 +265,13 @@ async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
     old = old_docstring(text, d) if python else ""
     written = [str(v.get("text") or "") for v in asked.values if isinstance(v, dict)]
     made = [f for f in (fitted(w, old, facts.request) for w in written) if f is not None]
+    if not made and old:  # every rewrite was dropped: a narrower question, the sentence alone, added by program
+        asked = await job.ask.json(SENTENCE_PROMPT.format(request=facts.request.strip()[:1500], name=d.qualname,
+                                                          old=old), _SCHEMA, max_tokens=120, n=job.samples,
+                                   label=f"a sentence for the {what} of {d.qualname}")
+        sentences = [str(v.get("text") or "").strip() for v in asked.values if isinstance(v, dict)]
+        made = [f for f in (fitted(f"{old}\n\n{s}", old, facts.request) for s in sentences if s) if f is not None]
+        written += sentences
     placed = []
     for doc, _ in sorted(made, key=lambda f: -f[1]):  # the one that says what was asked, keeping the most
         new = with_docstring(text, d, doc) if python else with_jsdoc(text, d, doc)
