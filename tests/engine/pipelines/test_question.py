@@ -173,3 +173,24 @@ async def test_a_docstring_request_goes_to_docs_without_a_kind_question(tmp_path
                         [js({"text": "Bytes in words. Raises TypeError for None."})])
     assert "Raises TypeError for None." in (repo / "pkg/sizes.py").read_text()
     assert "Which kind of request" not in ollama_server.requests[0]["messages"][-1]["content"]
+
+
+PICK = ("_marker = object()\n\n\ndef pick(items, n, default=_marker):\n    \"\"\"The nth item, else default.\"\"\"\n"
+        "    items = list(items)\n    if n < len(items):\n        return items[n]\n    if default is _marker:\n"
+        "        raise ValueError('too short')\n    return default\n")
+
+
+async def test_a_snippet_that_passes_what_the_question_leaves_out_is_not_run(tmp_path: Path, ollama_server) -> None:
+    """'when no default is given': a candidate that passes default= (by keyword or by position) answers another
+    question and is dropped; the one that leaves it out runs, and the answer says what it raised."""
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/pick.py": PICK})
+    with_kw = "from pkg.pick import pick\nprint(pick([], 0, default='x'))"
+    with_pos = "from pkg.pick import pick\nprint(pick([], 0, 'x'))"
+    without = "from pkg.pick import pick\nprint(pick([], 0))"
+    events, done, _ = await pipeline_turn(
+        repo, ollama_server, "What does `pick` return for an empty list when no default is given?",
+        [js({"kind": "question"}), js({"code": with_kw}), js({"code": with_pos}), js({"code": without}),
+         js({"answer": "It returns 'x'."})])
+    ran = [e.arguments.get("code", "") for e in events if e.type == "tool_call" and e.name == "run_python"]
+    assert ran and all("'x'" not in code for code in ran), ran
+    assert "ValueError" in done.text and "too short" in done.text, done.text

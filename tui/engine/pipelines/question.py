@@ -9,8 +9,10 @@ with the question; the answer names where it looked.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -189,6 +191,48 @@ def with_imports(code: str, imports: list[str], language: str) -> str:
     return "\n".join(missing + [code]) if missing else code
 
 
+_LEFT_OUT = re.compile(r"\b(?:no|without(?:\s+an?|\s+any)?)\s+`?(\w+)`?|`?(\w+)`?\s+(?:is|are)\s+(?:not\s+(?:given|passed|"
+                       r"provided|set)|omitted|left out)\b", re.I)
+
+
+def left_out(index: RepoIndex, facts: Facts) -> dict[str, tuple[str, int]]:
+    """Parameters the question says are not passed ("when no default is given", "without key"): the named
+    function -> (the parameter, its position), read from the definition's signature."""
+    words = {m.group(1) or m.group(2) for m in _LEFT_OUT.finditer(facts.request)}
+    out: dict[str, tuple[str, int]] = {}
+    for named in facts.symbols:
+        d = named.definitions[0]
+        if not d.path.endswith(".py") or d.symbol.kind not in ("function", "method"):
+            continue
+        try:
+            node = ast.parse(textwrap.dedent(index.source_of(d, 200))).body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
+            for word in words:
+                if word in params or word in [a.arg for a in node.args.kwonlyargs]:
+                    out[d.symbol.name] = (word, params.index(word) if word in params else 10**6)
+    return out
+
+
+def honours(code: str, omitted: dict[str, tuple[str, int]]) -> bool:
+    """The snippet calls each function the question is about without the parameters the question leaves out."""
+    if not omitted:
+        return True
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return True  # not Python: nothing to check here
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
+        if name in omitted:
+            param, position = omitted[name]
+            if any(k.arg == param for k in call.keywords) or len(call.args) > position:
+                return False
+    return True
+
+
 def _code_of(value: Any) -> str:
     code = value.get("code") if isinstance(value, dict) else None
     return code.strip() if isinstance(code, str) else ""
@@ -260,16 +304,20 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
     schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
     asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
     codes = list(dict.fromkeys(with_imports(c, import_lines, language) for c in map(_code_of, asked.values) if c))
-    runs = await _run_all(job, scratch, codes, language)
+    omitted = left_out(index, facts) if language == "python" else {}
+    kept = [c for c in codes if honours(c, omitted)]  # a snippet that passes what the question leaves out: dropped
+    runs = await _run_all(job, scratch, kept, language)
     good = [(c, r) for c, r in runs if answered(r)]
-    if not good and runs:
-        code, ran = runs[0]
-        what = f"failed with:\n```\n{ran.output.strip()[-800:]}\n```" if not ran.ok else "ran but printed nothing."
+    if not good and codes:
+        code, ran = runs[0] if runs else (codes[0], None)
+        what = ("passes " + ", ".join(f"{p} to {f}" for f, (p, _) in omitted.items()) + ", which the question says "
+                "is not given" if ran is None else
+                f"failed with:\n```\n{ran.output.strip()[-800:]}\n```" if not ran.ok else "ran but printed nothing.")
         repair = (prompt + f"\n\nThis code:\n```\n{code}\n```\n{what}\n"
                   "Write it again so that it runs and prints the answer.")
         again = await job.ask.json(repair, schema, max_tokens=400, label="the code again, fixed")
         codes = [c for c in (with_imports(c, import_lines, language) for c in map(_code_of, again.values))
-                 if c and c not in codes]
+                 if c and c not in codes and honours(c, omitted)]
         runs2 = await _run_all(job, scratch, codes, language)
         good = [(c, r) for c, r in runs2 if answered(r)]
     if not good:
