@@ -26,6 +26,7 @@ LIB = {
     "tests/test_text.py": "from pkg import slugify\n\n\ndef test_slugify():\n    assert slugify(\"A b\") == \"a-b\"\n",
     "README.md": "# pkg\n\nCall `slugify(text)` to make a slug.\n",
     "CHANGELOG.md": "- 1.0: added slugify\n",
+    "docs/versions.rst": "1.0\n---\n\n* added slugify\n",  # a changelog by another name (more-itertools' own)
 }
 
 
@@ -276,3 +277,15 @@ def test_a_move_the_old_module_cannot_reexport_keeps_the_packages_star_export(tm
     assert "from .picking import pick" in after(outcome, "pkg/__init__.py")
     assert any("import each other" in u for u in outcome.unhandled)
     assert {c.name: c.ok for c in outcome.checks}.get("tests") is True, outcome.checks
+
+
+def test_typescript_prose_mentions_leave_changelogs_as_they_were(tmp_path: Path) -> None:
+    from tui.refactor.tsprose import prose_changes
+
+    for rel, text in {"README.md": "Call `isRegExp(x)`.\n", "CHANGELOG.md": "- 1.2: isRegExp added\n",
+                      "docs/releases.md": "isRegExp is new\n", "docs/guide.md": "Use isRegExp.\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = prose_changes(tmp_path, ["README.md", "CHANGELOG.md", "docs/releases.md", "docs/guide.md"],
+                          "isRegExp", "isRegex", set())
+    assert sorted(c.path for c in found) == ["README.md", "docs/guide.md"]

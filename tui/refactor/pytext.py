@@ -15,7 +15,9 @@ from pathlib import Path
 from tui.refactor.pyfind import parse, trees
 
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".markdown")
-HISTORY = re.compile(r"^(?:changelog|changes|history|news|release[-_ ]?notes)\b", re.I)  # what was, stays as it was
+# changelogs and release notes, by file name (docs/versions.rst, CHANGES.md, whatsnew.rst ...): what was, stays as it was
+HISTORY = re.compile(r"^(?:changelog|changes|history|news|releases?|release[-_ ]?notes|versions|whats[-_]?new)\b",
+                     re.I)
 MAX_TEXT = 1_000_000
 DYNAMIC_CALLS = {"getattr", "setattr", "hasattr", "delattr", "import_module", "__import__", "attrgetter",
                  "methodcaller"}

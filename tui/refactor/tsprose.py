@@ -18,11 +18,14 @@ _SOURCE_EXT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
 def prose_changes(work: Path, files: list[str], old: str, new: str, skip: set[str]) -> list[FileChange]:
-    """Docs (README, CHANGELOG, ...) with ``old`` as a whole word, renamed: the proposal's optional part."""
+    """Docs (README, guides, ...) with ``old`` as a whole word, renamed: the proposal's optional part. Changelogs
+    and release notes keep what they said."""
+    from tui.refactor.pytext import HISTORY
+
     pattern = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     found: list[FileChange] = []
     for rel in files:
-        if not rel.lower().endswith(PROSE_SUFFIXES) or rel in skip:
+        if not rel.lower().endswith(PROSE_SUFFIXES) or rel in skip or HISTORY.match(rel.rsplit("/", 1)[-1]):
             continue
         path = work / rel
         try:
