@@ -335,3 +335,21 @@ async def test_a_result_the_model_imitates_after_its_call_is_never_shown(repo: P
     assert [e.name for e in of(events, "tool_call")] == ["read_file"] and done.text == "It defines the app."
 
 
+
+
+async def test_a_reply_still_streaming_when_the_turn_budget_ends_is_cut_and_the_answer_asked(
+        repo: Path, ollama_server: ScriptedOllama) -> None:
+    """model.turn_seconds bounds the general loop's replies too (it was checked only between replies, and the
+    forced answer had 90 s more): a reply that would stream for 20 s is cut at the 4 s budget, and the answer
+    that follows ends the turn well before the slow reply would have."""
+    import time
+
+    slow = json.dumps(call("read_file", path="app.py"))
+    ollama_server.push(Reply(chunks=[slow[:1]] + [" "] * 200 + [slow[1:]], delay=0.1),
+                       Reply(json.dumps({"name": "answer", "arguments": {"text": "Not read yet."}})))
+    config = fast_config(repo, turn_seconds=4.0, pipelines="off", total_timeout=60.0, chunk_timeout=10.0)
+    started = time.monotonic()
+    events, done, _ = await run_prompt(repo, ollama_server.url, "what does app.py do?", config=config)
+    assert time.monotonic() - started < 15, "the 20 s reply was not read to its end"
+    assert "Not read yet." in "".join(e.text for e in of(events, "text"))
+    assert all(e.source == "auto" for e in of(events, "tool_call")), "the cut reply's call was not run"

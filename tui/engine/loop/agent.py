@@ -32,6 +32,7 @@ from tui.tools.base import ToolContext, ToolResult, ToolSpec
 from tui.tools.support.common import CHARS_PER_TOKEN, bound
 
 FINAL_SECONDS = 90.0  # the forced answer's own deadline
+FINAL_LEAST = 30.0  # ... but past the turn's time budget, the answer gets only this long
 
 
 def call_key(name: str, arguments: dict[str, Any]) -> str:
@@ -116,7 +117,7 @@ class Agent:
         turn.looked = await self._ground(prompt, facts, index.files)
         cut_told = False
         while True:
-            calls = await self._reply()
+            calls = await self._reply(deadline=self._turn_deadline())  # a reply still streaming then is cut
             turn.steps += 1
             verdict = rules.ask(self.rules, "after_reply", turn)
             if calls is None:
@@ -271,13 +272,20 @@ class Agent:
             self._tell(verdict.text, verdict.detail)
         return verdict if verdict.do == "answer" else None
 
+    def _turn_deadline(self) -> float | None:
+        """When the turn's time budget (model.turn_seconds, from the turn's start) ends; None without one."""
+        seconds = self.config.model.turn_seconds
+        return self.turn_started + seconds if seconds and seconds > 0 else None
+
     async def _final(self, turn: TurnState, why: Verdict) -> TurnDone:
         """No more calls: the answer, decoded under the answer-only schema, within its own deadline."""
         if why.detail:
             self.emit(Detail(f"{why.detail}; asking for the answer", "model-note"))
         self._tell(f"No more tool calls. The developer asked: {short(self.prompt)} Answer now, in one or two "
                    "sentences, from what you have seen: what you found or changed, and plainly what you could not do.")
-        reply = await self._reply(ANSWER_ONLY, deadline=time.monotonic() + FINAL_SECONDS)
+        ends = self._turn_deadline()
+        left = FINAL_SECONDS if ends is None else max(FINAL_LEAST, ends - time.monotonic())
+        reply = await self._reply(ANSWER_ONLY, deadline=time.monotonic() + min(FINAL_SECONDS, left))
         answer = next((str(a.get("text") or "").strip() for n, a in reply or [] if n == ANSWER), "")
         if not answer:
             answer = "The model gave no answer."
