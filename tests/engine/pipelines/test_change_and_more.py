@@ -242,3 +242,23 @@ async def test_when_every_rewritten_docstring_is_dropped_the_sentence_alone_is_a
     text = (repo / "pkg/fmt.py").read_text()
     assert '    """n bytes as kB.\n\n    digits sets the number of decimals.\n    """' in text, text
     assert "The docstring of size now reads" in ollama_server.requests[-1]["messages"][-1]["content"]
+
+
+def test_a_scaffolded_module_without_a_check_gets_a_test_that_imports_it_and_finds_what_it_defines(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tui.engine.pipelines.scaffold import module_test
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    code = "def slugify(text):\n    return text\n\n\nclass Slug:\n    pass\n\n\ndef _hidden():\n    pass\n"
+    (tmp_path / "pkg/slug.py").write_text(code)
+    test = module_test("pkg.slug", "slug", None, code)
+    assert "callable(module.slugify)" in test and "callable(module.Slug)" in test and "_hidden" not in test
+    (tmp_path / "test_slug.py").write_text(test)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_slug.py"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout
+    assert "pass" in module_test("pkg.slug", "slug", None, "(" * 5000), "hostile code: no names, no crash"

@@ -75,13 +75,15 @@ def module_test(module: str, name: str, check: str | None, code: str) -> str:
     the module defines what the candidate says it does."""
     if check:
         return f"def test_{name}() -> None:\n{textwrap.indent(check.strip(), '    ')}\n"
-    try:
-        names = [n.name for n in ast.parse(code).body
+    from tui.safety.parsing import parse_python
+
+    try:  # the model's code: parsed with the depth limit
+        names = [n.name for n in parse_python(code).body
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not n.name.startswith("_")]
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         names = []
-    body = "".join(f"    assert callable({module.rsplit('.', 1)[-1]}.{n})\n" for n in names) or "    pass\n"
-    return f"import {module}\n\n\ndef test_{name}_defines_what_it_offers() -> None:\n{body}"
+    body = "".join(f"    assert callable(module.{n})\n" for n in names) or "    pass\n"
+    return f"import {module} as module\n\n\ndef test_{name}_defines_what_it_offers() -> None:\n{body}"
 
 
 async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> TurnDone | None:
