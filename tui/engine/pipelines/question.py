@@ -22,6 +22,7 @@ from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.work import trial
 from tui.engine.work.index import RepoIndex
 from tui.protocol.events import TurnDone
+from tui.safety.parsing import parse_python
 
 PRELUDE = '''import os as _os, re as _re, ast as _ast, glob as _glob, json
 def files(pattern="**/*"):
@@ -205,8 +206,8 @@ def left_out(index: RepoIndex, facts: Facts) -> dict[str, tuple[str, int]]:
         if not d.path.endswith(".py") or d.symbol.kind not in ("function", "method"):
             continue
         try:
-            node = ast.parse(textwrap.dedent(index.source_of(d, 200))).body[0]
-        except (SyntaxError, ValueError, IndexError):
+            node = parse_python(textwrap.dedent(index.source_of(d, 200))).body[0]
+        except (SyntaxError, ValueError, IndexError, RecursionError):
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             params = [a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
@@ -221,8 +222,8 @@ def honours(code: str, omitted: dict[str, tuple[str, int]]) -> bool:
     if not omitted:
         return True
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+        tree = parse_python(code)  # the model's code: bounded
+    except (SyntaxError, ValueError, RecursionError):
         return True  # not Python: nothing to check here
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
