@@ -20,7 +20,6 @@ from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of
 from tui.engine.work import trial
-from tui.engine.work.index import DATA_SUFFIXES
 from tui.protocol.events import TurnDone
 from tui.safety.parsing import parses
 
@@ -155,11 +154,10 @@ async def repair(job: Job, rel: str) -> TurnDone:
 
 
 async def run(job: Job, facts: Facts) -> TurnDone:
-    index = await job.index()
-    files = facts.data_files or [f for f in facts.files if f.lower().endswith(DATA_SUFFIXES)]
+    files = facts.data_files
     if not files:
         raise NotHandled("the request names no data file")
-    broken = [f for f in files if parses(f, (index.text(f, 20_000_000) or "").encode())]
+    broken = [f for f in files if f in facts.unparsed]  # parsed once, when the request's facts were gathered
     if broken:
         return await repair(job, broken[0])
     return await transform(job, facts, files)

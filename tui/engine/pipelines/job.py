@@ -104,13 +104,10 @@ class Job:
                              "sandbox, which is not active here", "warning"))
             self.memory.checks = False
             return False
-        proposal = Proposal(id=new_proposal_id(), kind="checks", tool="checks", summary=(
+        self.memory.checks = await self.allowed("checks", (
             "for this session: run the project's code and tests in a sandboxed throwaway copy of the work tree, to "
             "check answers and candidate changes before they are shown (your files are not touched; no network)"))
-        async with self.budget.paused():
-            decision = await self.agent.gate.decide(proposal)
-        self.memory.checks = decision.approved
-        return decision.approved
+        return self.memory.checks
 
     async def allowed(self, key: str, summary: str) -> bool:
         """A one-off permission (e.g. installing the pinned TypeScript compiler), asked in the queue once per session
