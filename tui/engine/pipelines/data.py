@@ -76,20 +76,16 @@ change = space["change"]
 
 with open(PATH, encoding="utf-8", newline="") as f:
     text = f.read()
+value = list(csv.reader(io.StringIO(text), delimiter=DELIM)) if KIND == "rows" else json.loads(text)
+old = copy.deepcopy(value)
+new = change(value)
+new = value if new is None else new  # changed in place
 if KIND == "rows":
-    value = list(csv.reader(io.StringIO(text), delimiter=DELIM))
-    old = copy.deepcopy(value)
-    new = change(value)
-    new = value if new is None else new
     out = io.StringIO()
     csv.writer(out, delimiter=DELIM, lineterminator="\\r\\n" if "\\r\\n" in text else "\\n").writerows(
         [[str(c) for c in row] for row in new])
     result = out.getvalue()
 else:
-    value = json.loads(text)
-    old = copy.deepcopy(value)
-    new = change(value)
-    new = value if new is None else new
     line = next((ln for ln in text.splitlines()[1:] if ln.strip()), "")
     indent = line[:len(line) - len(line.lstrip())]
     result = json.dumps(new, indent=(indent if "\\t" in indent else len(indent)) if indent else None,
