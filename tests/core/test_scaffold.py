@@ -179,6 +179,16 @@ async def test_rejected_file_is_not_written(tmp_path: Path) -> None:
     assert scaffold_diff(build_scaffold(repo, "component", "Deck")).count("new file mode") == 3
 
 
+async def test_a_name_written_as_the_new_files_path_is_that_name_in_that_directory(tmp_path: Path) -> None:
+    """Models (and people) often pass the file's path as the name; it still cannot leave the repo."""
+    repo = fx.build(tmp_path / "py", fx.PY_FILES)
+    proposal = await scaffold_tool.SPEC.propose(_ctx(repo), {"kind": "module", "name": "src/calc/helpers.py"})
+    assert "src/calc/helpers.py" in proposal.files
+    with pytest.raises(ToolError):
+        await scaffold_tool.SPEC.propose(_ctx(repo), {"kind": "module", "name": "../outside.py"})
+    assert not (tmp_path / "outside.py").exists()
+
+
 def test_cli_asks_and_writes_only_on_yes(tmp_path: Path) -> None:
     repo = fx.build(tmp_path / "py", fx.PY_FILES)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

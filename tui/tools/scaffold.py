@@ -7,6 +7,7 @@ after a checkpoint, through the same apply path as every other edit.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from tui.protocol.proposals import Decision, Proposal, new_proposal_id
@@ -24,10 +25,22 @@ def _directory(args: dict[str, Any]) -> str | None:
     return str(value) if value else None
 
 
+def _split(name: str, directory: str | None) -> tuple[str, str | None]:
+    """A name given as the new file's path, with its extension (lib/range.js, the way models and people often
+    write it), is the name range in the directory lib when no directory is given as well; the checks of name and
+    place still apply. Anything else with a slash is refused as before ("a name, not a path")."""
+    if not re.search(r"\.(?:py|[cm]?js|jsx|ts|tsx|go|rs)$", name):
+        return name, directory
+    if directory is None and "/" in name:
+        directory, _, name = name.rpartition("/")
+        directory = directory or None
+    return name.rsplit(".", 1)[0], directory
+
+
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     kind = str_arg(args, "kind").strip().lower()
-    name = str_arg(args, "name").strip()
-    scaffold = await asyncio.to_thread(build_scaffold, ctx.repo, kind, name, _directory(args))
+    name, directory = _split(str_arg(args, "name").strip(), _directory(args))
+    scaffold = await asyncio.to_thread(build_scaffold, ctx.repo, kind, name, directory)
     diff = scaffold_diff(scaffold)
     files = list(scaffold.files)
     return Proposal(

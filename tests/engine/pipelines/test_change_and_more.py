@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, make_repo
 from tests.engine.pipelines.helpers import edits, js, pipeline_turn
 
@@ -200,6 +202,78 @@ async def test_a_scaffolded_module_holds_what_the_request_asks_and_its_test_is_t
     test = (repo / "tests/test_slug.py").read_text()
     assert "def test_slug() -> None:\n    from pkg.slug import slugify\n    assert slugify('Hello  World')" in test
     assert len(edits(approver)) == 1 and "Created pkg/slug.py and tests/test_slug.py" in done.text
+
+
+@pytest.mark.parametrize("suite", ["node --test", "nyc node --test"])
+async def test_a_scaffolded_javascript_module_is_filled_and_tested_in_the_projects_framework(
+        tmp_path: Path, ollama_server, suite: str) -> None:
+    """A CommonJS project with node:test: the model writes lib/slug.js; the check written for the request runs
+    with node in the throwaway copy (a candidate that fails it is not proposed) and becomes the test, its require
+    path as seen from the test file. A suite whose runner is missing (nyc) fails to start with every candidate
+    as it did before: it says nothing of them, and the proposal says the suite did not run."""
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "t", "version": "1.0.0", "scripts": {"test": suite}}),
+        "lib/util.js": "/** Twice. */\nfunction twice(x) {\n  return 2 * x;\n}\nmodule.exports = { twice };\n",
+        "lib/util.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                            "const { twice } = require('./util.js');\n\ntest('twice', () => {\n"
+                            "  assert.strictEqual(twice(2), 4);\n});\n"})
+    check = ("const assert = require('node:assert');\nconst { slugify } = require('./lib/slug.js');\n"
+             "assert.strictEqual(slugify('Hello  World'), 'hello-world');")
+    wrong = "function slugify(text) {\n  return text.toLowerCase();\n}\nmodule.exports = { slugify };\n"
+    right = ("/** Words of text, lower case, joined by -. */\nfunction slugify(text) {\n"
+             "  return text.toLowerCase().split(/\\s+/).join('-');\n}\nmodule.exports = { slugify };\n")
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Scaffold a new module slug in lib with a function slugify(text) that lower-cases the "
+        "text and joins its words with '-'.",
+        [js({"kind": "scaffold"}), js({"kind": "module", "name": "slug", "dir": "lib"}),
+         js({"code": check}), js({"code": check}), js({"code": check}),
+         js({"code": wrong}), js({"code": right}), js({"code": wrong})])
+    assert (repo / "lib/slug.js").read_text() == right
+    test = (repo / "lib/slug.test.js").read_text()
+    assert "const { slugify } = require('./slug.js');" in test and "test('slug', () => {" in test
+    assert "  assert.strictEqual(slugify('Hello  World'), 'hello-world');" in test
+    assert len(edits(approver)) == 1 and "Created lib/slug.js and lib/slug.test.js" in done.text
+    assert ("suite did not run" in done.text) == suite.startswith("nyc"), done.text
+    import subprocess
+
+    ran = subprocess.run(["node", "--test"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and "# pass 2" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_a_javascript_module_test_in_each_framework_and_module_kind() -> None:
+    """ES modules import at the top; jest has a global test; vitest imports it; without a check the test loads
+    the module; an unrelated string that looks like the module's path is not rewritten."""
+    from tui.engine.pipelines.scaffold import js_module_test
+
+    check = ("import assert from 'node:assert';\nimport { slugify } from './src/slug.js';\n"
+             "assert.strictEqual(slugify('src/slug'), 'src-slug');")
+    esm = js_module_test("src/slug.js", "test/slug.test.js", "slug", check, True, "vitest")
+    assert esm.startswith("import { test } from 'vitest';\nimport assert from 'node:assert';\n"
+                          "import { slugify } from '../src/slug.js';\n")
+    assert "  assert.strictEqual(slugify('src/slug'), 'src-slug');\n});" in esm
+    jest = js_module_test("lib/a.js", "lib/a.test.js", "a", None, False, "jest")
+    assert jest.startswith("const assert = require('node:assert');\nconst mod = require('./a.js');")
+    assert "node:test" not in jest and "assert.ok(Object.keys(mod).length > 0);" in jest
+
+
+def test_a_javascript_module_that_exports_nothing_exports_its_top_level_definitions() -> None:
+    """A small model often writes the function and forgets the export (the check's require then finds nothing)."""
+    from tui.engine.pipelines.scaffold import with_js_exports
+
+    code = "const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);\nfunction _helper() {}\nclass Box {\n  f() {}\n}\n"
+    assert with_js_exports(code, False).endswith("module.exports = { clamp, Box };\n")
+    assert with_js_exports(code, True).endswith("export { clamp, Box };\n")
+    kept = "function a() {}\nmodule.exports = a;\n"
+    assert with_js_exports(kept, False) == kept and with_js_exports("export function b() {}\n", True).count("export") == 1
+
+
+def test_code_in_a_markdown_fence_is_the_code_inside_it() -> None:
+    """In JS a fenced reply still parses (a call of an empty template string) and fails only when run."""
+    from tui.engine.pipelines.rewrite import code_of
+
+    assert code_of({"code": "```js\nconst a = 1;\n```"}) == "const a = 1;"
+    assert code_of({"code": "```\ndef f():\n    return 1\n```\n"}) == "def f():\n    return 1"
+    assert code_of({"code": "x = '```'\n"}) == "x = '```'\n" and code_of({"code": 3}) == ""
 
 
 async def test_a_docstring_keeps_its_examples_and_is_never_the_request_written_back(tmp_path: Path,

@@ -167,6 +167,31 @@ def test_a_request_about_a_docstring_is_docs_whatever_the_sentence_says() -> Non
     assert not names_a_docstring("Make ordinal return '1st' for 1.")
 
 
+def test_a_code_file_to_create_named_by_path_is_a_scaffold_unless_existing_code_is_named(tmp_path: Path) -> None:
+    """A path that does not exist yet is a file to create: with no existing code named, a scaffold (its name and
+    directory from the path); naming existing code too (a move there) is left to the model. Bare names ending
+    in .js (Node.js) and test files are not files to create."""
+    from tui.engine.pipelines.classify import by_structure
+    from tui.engine.pipelines.facts import gather
+    from tui.engine.pipelines.scaffold import named
+    from tui.engine.work.index import RepoIndex
+
+    index = RepoIndex.build(_repo(tmp_path))
+    for request, kind in [
+            ("Create a new module lib/range.js that exports clamp(value, min, max).", "scaffold"),
+            ("Add src/textkit/slugs.py with a slugify(text) function.", "scaffold"),
+            ("Move `natural` into pkg/units.py.", None),
+            ("Write tests for natural in tests/test_natural.py.", None),
+            ("Make it run on Node.js 18.", None),
+            ("Where would lib/range.js be imported?", None)]:
+        facts = gather(request, index)
+        decided = by_structure(facts)
+        assert (decided.name if decided else None) == kind, request
+    assert named(gather("Create lib/range.js exporting clamp.", index)) == {"kind": "module", "name": "range",
+                                                                          "dir": "lib"}
+    assert named(gather("Create lib/my-range.js exporting clamp.", index)) is None  # not a name it accepts: ask
+
+
 async def test_a_docstring_request_goes_to_docs_without_a_kind_question(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     await pipeline_turn(repo, ollama_server, "In the docstring of `natural`, say that it raises TypeError for None.",

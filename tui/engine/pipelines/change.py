@@ -26,9 +26,12 @@ CHECK_PROMPT = """A developer asked for this change to their code:
 </request>
 
 {code}
-Write a few Python assert statements that will be true once the change is made (and that test exactly what the
+Write a few {language} assert statements that will be true once the change is made (and that test exactly what the
 request asks). {imports}
 Reply as JSON: {{"code": "<import line(s) and asserts>"}}"""
+
+LANGUAGES = {"python": "Python", "javascript": "JavaScript (node's assert module)",
+             "module": "JavaScript (node's assert module, ES module imports)"}
 
 CHANGE_PROMPT = """A developer asked for this change:
 <request>
@@ -100,13 +103,14 @@ async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
 
 
 async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definition], code: str, *,
-                    must_fail: bool) -> str | None:
-    """A check snippet for the request; with ``must_fail``, only one that fails on the code as it is now."""
+                    must_fail: bool, language: str = "python") -> str | None:
+    """A check snippet for the request (in ``language``, as trial.run_code runs it: python, javascript or module);
+    with ``must_fail``, only one that fails on the code as it is now."""
     scratch = await job.scratch()
-    if scratch is None or not all(d.path.endswith(".py") for d in defs):
+    if scratch is None or (language == "python" and not all(d.path.endswith(".py") for d in defs)):
         return None
     asked = await job.ask.json(CHECK_PROMPT.format(request=request.strip()[:1500], code=code,
-                                                   imports=imports_for(index, defs)),
+                                                   imports=imports_for(index, defs), language=LANGUAGES[language]),
                                {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]},
                                n=job.samples, max_tokens=300, label="a check for the request")
     for value in asked.values:
@@ -115,7 +119,7 @@ async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definit
             continue
         if not must_fail:
             return snippet
-        ran = await trial.run_code(job, scratch, snippet)
+        ran = await trial.run_code(job, scratch, snippet, language=language)
         if not ran.ok and "AssertionError" in ran.output:
             job.note(f"check for the request (fails on the code as it is):\n{snippet}")
             return snippet

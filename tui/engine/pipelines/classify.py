@@ -2,7 +2,8 @@
 
 A pasted traceback is a fix; a named data file that does not parse is a data repair; a question asking who or when
 in the past tense, or about a commit, is history; one that names a docstring of named code (and no test) is
-docs; a request that only asks (every sentence a question) is chosen among the kinds
+docs; a request that names a code file to create (a path that does not exist) and no existing code is a
+scaffold (one that also names existing code may move it there: the model chooses); a request that only asks (every sentence a question) is chosen among the kinds
 that change nothing. Everything else is one grammar-constrained question to the model: the kinds
 with a line each, the request, and what the program found in it (files, definitions, tests); the reply can
 only be one of the kinds. A request that is several kinds at once is split into steps by a second
@@ -115,7 +116,8 @@ def names_a_docstring(request: str) -> bool:
 
 def by_structure(facts: Facts) -> Kind | None:
     """A pasted traceback is a fix; a data file the request names that does not parse is repaired first, whatever
-    else is asked of it (a request that only asks about it is answered, not acted on)."""
+    else is asked of it (a request that only asks about it is answered, not acted on); a new code file named by
+    path, with no existing code named, is scaffolded."""
     if facts.traceback:
         return Kind("fix", "structure")
     if facts.unparsed and not asks_only(facts.request):
@@ -124,6 +126,8 @@ def by_structure(facts: Facts) -> Kind | None:
         return Kind("history", "structure")
     if names_a_docstring(facts.request) and facts.symbols and not asks_only(facts.request):
         return Kind("docs", "structure")
+    if facts.new_files and not any(n.strong for n in facts.symbols) and not asks_only(facts.request):
+        return Kind("scaffold", "structure")
     return None
 
 

@@ -41,6 +41,7 @@ class Facts:
     error: str = ""  # the traceback's error line
     question: bool = False
     unparsed: list[str] = field(default_factory=list)  # named data files that do not parse as their format
+    new_files: list[str] = field(default_factory=list)  # code files it names by path that do not exist yet
 
     @property
     def traceback(self) -> bool:
@@ -70,6 +71,8 @@ class Facts:
                 f"{n.text} ({n.definitions[0].symbol.kind} in {n.definitions[0].path})" for n in strong[:5]))
         if self.tests:
             lines.append("tests it names: " + ", ".join(n.text for n in self.tests[:5]))
+        if self.new_files:
+            lines.append("files it names that do not exist yet: " + ", ".join(self.new_files[:3]))
         if self.unparsed:
             lines.append("data files it names that do not parse: " + ", ".join(self.unparsed[:3]))
         if self.frames:
@@ -113,6 +116,7 @@ def gather(request: str, index: RepoIndex) -> Facts:
     facts.frames, facts.error = frames_of(request, index)
     first = request.strip().split("\n", 1)[0]
     facts.question = first.rstrip().endswith("?") or bool(_QUESTION.match(first))
+    facts.new_files = [f for f in index.new_files(request) if not is_test(f)]
     facts.unparsed = [f for f in facts.data_files
                       if index.exists(f) and parses(f, (index.text(f, 20_000_000) or "").encode())]
     return facts

@@ -7,6 +7,7 @@ and proposes the best, saying what was tried. A rejection's reason goes into one
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
@@ -39,9 +40,17 @@ class Goal:
     doc: str = ""  # its docstring, left out of the prompt and put back into a whole rewrite that has none
 
 
+_FENCED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.S)
+
+
 def code_of(value: Any) -> str:
+    """The code of a ``{"code": ...}`` reply, without the Markdown fence a model often wraps it in (in JS a fence
+    still parses, as a call of an empty template string, and fails only when run)."""
     code = value.get("code") if isinstance(value, dict) else None
-    return code if isinstance(code, str) and code.strip() else ""
+    if not isinstance(code, str) or not code.strip():
+        return ""
+    fenced = _FENCED.match(code)
+    return fenced.group(1) if fenced else code
 
 
 def spliced(job: Job, rel: str, text: str, symbol: str, code: str) -> str | None:

@@ -1,10 +1,11 @@
 """Scaffolding: the kind and the name come from one constrained question; the files' places and form from
 tui/scaffold, which writes them the way the project writes its others.
 
-A Python module is filled with what the request asks of it: the scaffold names the module and its test file,
-the model writes the module (several candidates), the program writes the test from a check written for the
-request (asserts), and each candidate is tried in the throwaway copy (it parses, lints, imports, the new test
-passes, the suite still does); the best is proposed. When no candidate passes, or for any other kind, the
+A Python or JavaScript module is filled with what the request asks of it: the scaffold names the module and its
+test file, the model writes the module (several candidates), the program writes the test from a check written for
+the request (asserts; for JS in the project's test framework, node:test when it has none of jest or vitest), and
+each candidate is tried in the throwaway copy (it parses, lints, imports, the check passes, the suite still does);
+the best is proposed. TypeScript modules are not filled (node cannot run them here without a build). When no candidate passes, or for any other kind, the
 scaffold tool's template files are proposed as they are, approved as usual.
 """
 
@@ -26,7 +27,7 @@ MODULE_PROMPT = """A developer asked:
 </request>
 
 The new module is {source}, imported as {module}.{example}
-Write the whole new module: what the request asks it to contain, each definition with a docstring. No tests.
+Write the whole new module: what the request asks it to contain, each definition with a {doc}. No tests.{exports}
 Reply as JSON: {{"code": "<the whole module>"}}"""
 
 PROMPT = """A developer asked:
@@ -43,12 +44,14 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     from tui.llm.base import ToolCall
     from tui.scaffold import KINDS
 
-    schema = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)},
-                                               "name": {"type": "string"}, "dir": {"type": "string"}},
-              "required": ["kind", "name", "dir"]}
-    asked = await job.ask.json(PROMPT.format(request=facts.request.strip()[:1500], kinds=", ".join(KINDS)), schema,
-                               max_tokens=60, label="what to scaffold")
-    value = asked.first if isinstance(asked.first, dict) else {}
+    value = named(facts)
+    if value is None:
+        schema = {"type": "object", "properties": {"kind": {"type": "string", "enum": list(KINDS)},
+                                                   "name": {"type": "string"}, "dir": {"type": "string"}},
+                  "required": ["kind", "name", "dir"]}
+        asked = await job.ask.json(PROMPT.format(request=facts.request.strip()[:1500], kinds=", ".join(KINDS)),
+                                   schema, max_tokens=60, label="what to scaffold")
+        value = asked.first if isinstance(asked.first, dict) else {}
     name = str(value.get("name") or "").strip()
     if not name or value.get("kind") not in KINDS:
         raise NotHandled("no kind and name for the scaffold")
@@ -70,6 +73,25 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     return job.answer(f"Created {value['kind']} {name}: {result.summary}.")
 
 
+def named(facts: Facts) -> dict[str, str] | None:
+    """The kind, name and directory from the one new code file the request names by path (lib/range.js: a module
+    range in lib; ui/Card.tsx: a component), when that name is one the scaffold accepts; else None (ask)."""
+    from tui.protocol.errors import ToolError
+    from tui.scaffold import validate
+
+    if len(facts.new_files) != 1:
+        return None
+    path = facts.new_files[0]
+    folder, _, file = path.rpartition("/")
+    stem = file.rsplit(".", 1)[0]
+    kind = "component" if file.endswith((".tsx", ".jsx")) else "module"
+    try:
+        validate(kind, stem)
+    except ToolError:
+        return None
+    return {"kind": kind, "name": stem, "dir": folder}
+
+
 def module_test(module: str, name: str, check: str | None, code: str) -> str:
     """The new module's test, by program: the check written for the request as a test function, else a test that
     the module defines what the candidate says it does."""
@@ -86,12 +108,72 @@ def module_test(module: str, name: str, check: str | None, code: str) -> str:
     return f"import {module} as module\n\n\ndef test_{name}_defines_what_it_offers() -> None:\n{body}"
 
 
+def _language(plan: Any, source: str, test: str) -> str | None:
+    """How the new module's check runs (trial.run_code's language); None: not filled (TypeScript and the rest)."""
+    if source.endswith(".py") and test.endswith(".py"):
+        return "python"
+    if source.endswith((".js", ".cjs", ".mjs")) and test.endswith((".js", ".cjs", ".mjs")):
+        return "javascript" if "module.exports" in plan.files.get(source, "") else "module"
+    return None
+
+
+def _js_parts(snippet: str) -> tuple[list[str], list[str]]:
+    """A JS check's top-level import/require lines and the rest (which goes inside a test function)."""
+    head, body = [], []
+    for line in snippet.strip().splitlines():
+        (head if IMPORT_LINE.match(line) else body).append(line)
+    return head, body
+
+
+IMPORT_LINE = re.compile(r"\s*(?:import\s[^(]|(?:const|let|var)\s+[\w${}\s,:]+=\s*require\s*\()")
+
+
+_TOP_JS = re.compile(r"^(?:async\s+)?(?:function\*?\s+([A-Za-z_$][\w$]*)|class\s+([A-Za-z_$][\w$]*)|"
+                     r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=)", re.M)
+
+
+def with_js_exports(code: str, esm: bool) -> str:
+    """A JS module that exports nothing (a small model often forgets) exports its top-level definitions, by
+    program: ``module.exports = { ... };`` or ``export { ... };``. Code that exports anything is left as it is."""
+    if re.search(r"^\s*export\s|\bmodule\.exports\b|^\s*exports\.", code, re.M):
+        return code
+    names = [next(g for g in m.groups() if g) for m in _TOP_JS.finditer(code)]
+    names = [n for n in dict.fromkeys(names) if not n.startswith("_")]
+    if not names:
+        return code
+    tail = f"export {{ {', '.join(names)} }};" if esm else f"module.exports = {{ {', '.join(names)} }};"
+    return code.rstrip() + "\n\n" + tail + "\n"
+
+
+def js_module_test(source: str, test: str, name: str, check: str | None, esm: bool, framework: str) -> str:
+    """The new JS module's test in the project's test framework, by program: the check written for the request
+    (its imports at the top, the module's path as seen from the test file), else a test that it loads."""
+    from tui.scaffold.render import _rel_import
+
+    here = _rel_import(test, source) + "." + source.rsplit(".", 1)[1]
+    spec = re.compile(r"""(['"])(?:\./)?%s(?:\.[cm]?js)?\1""" % re.escape(source.rsplit(".", 1)[0]))
+    head, body = _js_parts(check or "")
+    head = [spec.sub(lambda m: m.group(1) + here + m.group(1), line) for line in head]
+    if not check:
+        head = [f"import * as mod from '{here}';" if esm else f"const mod = require('{here}');"]
+        body = ["assert.ok(Object.keys(mod).length > 0);"]
+    if not any("assert" in line for line in head):
+        head.insert(0, "import assert from 'node:assert';" if esm else "const assert = require('node:assert');")
+    if framework == "vitest":
+        head.insert(0, "import { test } from 'vitest';")
+    elif framework != "jest":
+        head.insert(0, "import test from 'node:test';" if esm else "const test = require('node:test');")
+    inner = textwrap.indent("\n".join(body).strip() or "assert.ok(true);", "  ")
+    return "\n".join(head) + f"\n\ntest('{name}', () => {{\n{inner}\n}});\n"
+
+
 async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> TurnDone | None:
-    """A new Python module with the request's content, checked; None when it cannot be made that way."""
+    """A new Python or JavaScript module with the request's content, checked; None when it cannot be made that
+    way."""
     from tui.engine.pipelines.change import check_for
     from tui.engine.pipelines.rewrite import Goal, propose_best
     from tui.protocol.errors import ToolError
-    from tui.scaffold import build_scaffold
+    from tui.scaffold import build_scaffold, detect_project
 
     try:
         plan = await asyncio.to_thread(build_scaffold, job.repo, "module", name, directory or None)
@@ -100,25 +182,35 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
         return None
     test = plan.test_file
     source = next((rel for rel in plan.files if rel != test), "")
+    language = _language(plan, source, test)
     found = re.match(r"from (\S+) import", plan.files.get(test, ""))
-    if not source.endswith(".py") or not test.endswith(".py") or not found:
+    if language is None or (language == "python" and not found):
         return None
-    module = found.group(1)
-    index = await job.index()
-    sibling = next((f for f in index.files if f.endswith(".py") and f.rsplit("/", 1)[0] == source.rsplit("/", 1)[0]
-                    and not f.endswith("__init__.py")), None) if "/" in source else None
-    head = "\n".join((index.text(sibling) or "").splitlines()[:20]) if sibling else ""
-    example = f"\nFor the style, the start of {sibling}:\n```python\n{head}\n```" if head else ""
-    check = await check_for(job, index, facts.request, [], f"The new module: {source}. Import what you test from it "
-                            f"like this: from {module} import ...\n", must_fail=False)
+    esm = language == "module"
+    module = found.group(1) if found else "./" + source
+    how = (f"like this: from {module} import ..." if language == "python" else
+           f"like this: import {{ ... }} from '{module}';" if esm else f"like this: const {{ ... }} = require('{module}');")
+    check = await check_for(job, await job.index(), facts.request, [],
+                            f"The new module: {source}. Import what you test from it {how}\n", must_fail=False,
+                            language=language)
+    exports = "" if language == "python" else " Export each public name with export." if esm else \
+        " Export the public names at the end: module.exports = { ... };"
+    loads = (f"import * as mod from '{module}';" if esm else f"require('{module}');") if language != "python" else None
     goal = Goal(MODULE_PROMPT.format(request=facts.request.strip()[:1500], source=source, module=module,
-                                     example=example), label=f"the module {module}", target=test, check=check,
-                before_label="before the new module", max_tokens=1200)
+                                     example=await _example(job, source, language),
+                                     doc="docstring" if language == "python" else "JSDoc comment", exports=exports),
+                label=f"the module {module}", target=test if language == "python" else None, check=check or loads,
+                language=language, before_label="before the new module", max_tokens=1200)
+    framework = (await asyncio.to_thread(detect_project, job.repo)).conventions.test_framework
 
     def place(code: str) -> dict[str, bytes | None] | None:
         if not code.strip():
             return None
-        return {source: (code.rstrip() + "\n").encode(), test: module_test(module, name, check, code).encode()}
+        if language != "python":
+            code = with_js_exports(code, esm)
+        made = module_test(module, name, check, code) if language == "python" else \
+            js_module_test(source, test, name, check, esm, framework)
+        return {source: (code.rstrip() + "\n").encode(), test: made.encode()}
 
     try:
         applied, note = await propose_best(job, goal, place, {source: None, test: None},
@@ -129,3 +221,15 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
         job.note(f"the filled module: {err.why}; the template instead")
         return None
     return job.answer(f"Created {source} and {test}; checked: {note}.")
+
+
+async def _example(job: Job, source: str, language: str) -> str:
+    """The start of a sibling module, for the style (how it exports, its comments)."""
+    index = await job.index()
+    ext = (".py",) if language == "python" else (".js", ".cjs", ".mjs")
+    folder = source.rsplit("/", 1)[0] if "/" in source else ""
+    sibling = next((f for f in index.files if f.endswith(ext) and (f.rsplit("/", 1)[0] if "/" in f else "") == folder
+                    and not f.endswith("__init__.py") and ".test." not in f and ".spec." not in f), None)
+    head = "\n".join((index.text(sibling) or "").splitlines()[:20]) if sibling else ""
+    fence = "python" if language == "python" else "js"
+    return f"\nFor the style, the start of {sibling}:\n```{fence}\n{head}\n```" if head else ""

@@ -20,6 +20,7 @@ MAX_SOURCE = 400_000  # a larger source file is not indexed
 SOURCE = ("python", "js")
 _WORD = re.compile(r"`([^`\n]{1,120})`|([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\(\))?")
 _PATH = re.compile(r"(?<![\w/.-])([\w./@-]*[\w-]\.[A-Za-z]\w{0,7}|[\w.-]+/[\w./-]*[\w-])(?![\w/-])")
+NEW_CODE = (".py", ".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx")
 DATA_SUFFIXES = (".json", ".jsonc", ".json5", ".toml", ".yaml", ".yml", ".csv", ".tsv", ".ini", ".cfg", ".xml")
 TEST_DIRS = ("test", "tests", "__tests__", "spec", "specs", "testing")
 
@@ -134,6 +135,21 @@ class RepoIndex:
                 hit = tails[0] if len(tails) == 1 else ""
             if hit and hit not in found:
                 found.append(hit)
+        return found
+
+    def new_files(self, text: str) -> list[str]:
+        """Code files the text names by path that do not exist yet (a file to create): a path with a directory
+        (lib/range.js), or a bare name ending in .py or .ts (a bare x.js is too often a product's name: Node.js)."""
+        found: list[str] = []
+        for token in _PATH.findall(text):
+            token = token.removeprefix("./").rstrip(".,:;")
+            if not token.endswith(NEW_CODE) or token in self._known or ".." in token.split("/"):
+                continue
+            if ("/" not in token and not token.endswith((".py", ".ts"))) or token.startswith("/"):
+                continue
+            if any(f.endswith("/" + token) for f in self.files) or token in found:
+                continue
+            found.append(token)
         return found
 
     def named_dirs(self, text: str) -> list[str]:

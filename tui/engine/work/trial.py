@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,10 +81,22 @@ class Verdict:
             if getattr(run, "killed", "") == "budget":
                 bits.append(f"{name} cut short (time budget)")
                 continue
-            bits.append(f"{name} {'passed' if _ok(run) else 'failed'}" + (f" ({run.counts()})" if hasattr(run, "counts") else ""))
+            if getattr(run, "status", "") in ("not_started", "no_tests"):
+                bits.append(f"{name} did not run" + (f" ({run.problem[:120]})" if getattr(run, "problem", "") else ""))
+                continue
+            why = f" ({run.counts()})" if hasattr(run, "counts") else "" if _ok(run) else error_line(run.output)
+            bits.append(f"{name} {'passed' if _ok(run) else 'failed'}{why}")
         if self.unrun:
             bits.append("no suite result (time budget)")
         return f"{self.candidate.label}: " + ("; ".join(bits) or "parses")
+
+
+def error_line(output: str) -> str:
+    """': <the error a failed snippet ended with>' (its last line naming an error, else its last line), short."""
+    lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
+    named = [line for line in lines if re.search(r"\w*(?:Error|Exception)\b", line)]
+    last = (named or lines or [""])[-1]
+    return f": {last[:160]}" if last else ""
 
 
 def _ok(run: Any) -> bool:
@@ -258,6 +271,15 @@ def passed(verdict: Verdict, baseline: Any = None) -> bool:
         return False
     if verdict.suite is None or _ok(verdict.suite):
         return True
+    if idle_suite(verdict.suite, baseline):
+        return True
     if baseline is None or not getattr(verdict.suite, "ran", False):
         return False
     return verdict.suite.failed + verdict.suite.errored <= baseline.failed + baseline.errored
+
+
+def idle_suite(suite: Any, baseline: Any) -> bool:
+    """The suite could not start, or found no tests, with the candidate exactly as it could not before it (a runner
+    missing from the environment: ``nyc: command not found``): it says nothing of the candidate, for or against."""
+    status = getattr(suite, "status", "")
+    return baseline is not None and status in ("not_started", "no_tests") and getattr(baseline, "status", "") == status
