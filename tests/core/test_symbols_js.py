@@ -181,3 +181,21 @@ def test_a_module_that_exports_one_anonymous_function_shows_it() -> None:
     assert "function isNumber(x)" in done.text
     objects = "module.exports = { isNumber: isNumber };\n"  # an object of exports is not a function
     assert [s.qualname for s in outline_of("index.js", objects).symbols] == []
+
+
+def test_a_definition_exported_by_module_exports_is_replaced_without_an_export_keyword() -> None:
+    """In a CommonJS file an ``export`` keyword turns the file into an ES module (its require() calls then fail
+    to resolve); one exported by the keyword keeps it."""
+    import subprocess
+
+    from tui.symbols.jssplice import splice_js
+
+    cjs = ("var formats = require('./formats');\n\nvar combine = function combine(a, b) {\n    return [].concat(a, b);\n};"
+           "\n\nmodule.exports = { combine: combine, formats: formats };\n")
+    new = splice_js(cjs, "combine", "function combine(a, b) {\n    return [a, b];\n}\n", "lib/utils.js").text
+    assert "export" not in new.replace("module.exports", "") and "return [a, b];" in new
+    ran = subprocess.run(["node", "--check", "-"], input=new, capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0, ran.stderr
+    esm = "export function combine(a, b) {\n  return [].concat(a, b);\n}\n"
+    assert splice_js(esm, "combine", "function combine(a, b) {\n  return [a, b];\n}\n", "a.js").text.startswith(
+        "export function combine")

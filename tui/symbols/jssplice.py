@@ -1,7 +1,8 @@
 """Replace or add a JS/TS definition by name; the code and the result must balance.
 
 Without a parser, "valid" means what the scanner can check: every bracket matched, no
-unterminated string, comment or template. A replaced definition keeps its ``export`` when the
+unterminated string, comment or template. A replaced definition keeps its ``export`` keyword (never one for a
+name exported through ``module.exports``: that would make a CommonJS file an ES module) when the
 code leaves it out; ``function f`` given for a method loses the keyword (and a method-shaped
 ``f() {}`` given for a function gains it). Methods go before the class's closing brace.
 """
@@ -53,7 +54,8 @@ def _reshape(code: str, target: Symbol | None, in_class: bool) -> str:
         code = code.replace("function ", "", 1)
     elif not in_class and shape == "method" and (target is None or target.kind == "function"):
         code = ("async function " + code[len("async "):]) if stripped.startswith("async ") else "function " + code
-    if target is not None and "exported" in target.marks and not stripped.startswith(("export ", "@")):
+    if target is not None and "exported" in target.marks and "commonjs" not in target.marks and \
+            not stripped.startswith(("export ", "@")):
         code = ("export default " if "default" in target.marks else "export ") + code
     return code
 

@@ -303,7 +303,7 @@ def js_symbols(text: str) -> tuple[list[Symbol], str]:
     names = commonjs_exports(text)
     for sym in symbols:
         if sym.name in names and "exported" not in sym.marks:
-            sym.marks.append("exported")
+            sym.marks += ["exported", "commonjs"]  # by module.exports: not an ``export`` keyword to keep
     return symbols, result.error
 
 

@@ -41,6 +41,46 @@ async def test_a_change_is_checked_against_a_check_that_fails_before(tmp_path: P
     assert "tests/test_fmt.py" in proposed[0].files
 
 
+@pytest.mark.parametrize("esm", [False, True])
+async def test_a_javascript_change_is_checked_by_node_against_a_check_that_fails_before(
+        tmp_path: Path, ollama_server, esm: bool) -> None:
+    """The check loads the function the way its file exports it (CommonJS or ES module); a check already true is
+    not kept; the candidate that keeps the old behaviour fails it and the one that changes it is proposed."""
+    body = "function size(n, digits = 1) {\n  return (n / 1000).toFixed(digits) + ' kB';\n}\n"
+    export = "export { size };\n" if esm else "module.exports = { size };\n"
+    load = "import { size } from './lib/fmt.js';" if esm else "const { size } = require('./lib/fmt.js');"
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "t", "version": "1.0.0", "scripts": {"test": "node --test"},
+                                    **({"type": "module"} if esm else {})}),
+        "lib/fmt.js": body + export})
+    now_true = {"code": f"{load}\nassert.strictEqual(size(1500), '1.5 kB');"}
+    check = {"code": f"{load}\nimport assert from 'node:assert';\nassert.strictEqual(size(1500), '1.50 kB');"
+             if esm else f"{load}\nassert.strictEqual(size(1500), '1.50 kB');"}
+    keeps = {"code": body}
+    right = {"code": body.replace("digits = 1", "digits = 2")}
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Make `size` in lib/fmt.js show two decimals by default.",
+        [js({"kind": "change"}), js(now_true), js(check), js(check), js(keeps), js(right), js(keeps)])
+    proposed = edits(approver)
+    assert len(proposed) == 1 and "digits = 2" in (repo / "lib/fmt.js").read_text(), _debug(events)
+    assert "against a check written for the request" in done.text
+    assert load in ollama_server.requests[1]["messages"][-1]["content"], "the load line follows the file's exports"
+
+
+def test_a_javascript_check_compares_arrays_by_value_and_primitives_as_written() -> None:
+    """assert.equal(f(x), [1]) can never pass in node (by reference); the check compares by value instead."""
+    import subprocess
+
+    from tui.engine.pipelines.change import deep_asserts
+
+    snippet = deep_asserts("assert.equal([1, 2].slice(1), [2]); assert.strictEqual(1 + 1, 2); "
+                           "assert.notStrictEqual([1], [2]);")
+    assert subprocess.run(["node", "-e", snippet], capture_output=True, timeout=30).returncode == 0
+    wrong = subprocess.run(["node", "-e", deep_asserts("assert.strictEqual('1', 1);")], capture_output=True,
+                           text=True, timeout=30)
+    assert wrong.returncode != 0 and "AssertionError" in wrong.stderr, "strict stays strict"
+
+
 async def test_new_code_goes_to_its_module_with_the_exports_kept_in_step(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     code = 'def percent(x):\n    """x as a percentage."""\n    return f"{x * 100:.0f}%"\n'
@@ -231,7 +271,7 @@ async def test_a_scaffolded_javascript_module_is_filled_and_tested_in_the_projec
     assert (repo / "lib/slug.js").read_text() == right
     test = (repo / "lib/slug.test.js").read_text()
     assert "const { slugify } = require('./slug.js');" in test and "test('slug', () => {" in test
-    assert "  assert.strictEqual(slugify('Hello  World'), 'hello-world');" in test
+    assert "  assert.deepStrictEqual(slugify('Hello  World'), 'hello-world');" in test
     assert len(edits(approver)) == 1 and "Created lib/slug.js and lib/slug.test.js" in done.text
     assert ("suite did not run" in done.text) == suite.startswith("nyc"), done.text
     import subprocess

@@ -68,11 +68,31 @@ Reply as JSON: {{"definition": "<one of the names listed>"}}"""
 def imports_for(index: RepoIndex, defs: list[Definition]) -> str:
     lines = []
     for d in defs:
-        if d.path.endswith(".py"):
-            line = f"from {index.module_of(d.path)} import {d.symbol.qualname.split('.')[0]}"
-            if line not in lines:
-                lines.append(line)
+        top = d.symbol.qualname.split(".")[0]
+        line = f"from {index.module_of(d.path)} import {top}" if d.path.endswith(".py") else \
+            (js_load(index, d.path, top) or ("", ""))[1]
+        if line and line not in lines:
+            lines.append(line)
     return ("Import what it uses like this: " + "; ".join(lines)) if lines else ""
+
+
+def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
+    """(how a check of ``top`` in the JS file ``rel`` runs: javascript or module, the line that loads it by its
+    export: default or named, CommonJS or ES module), by reading the file; None for what node cannot run as it
+    is (TypeScript)."""
+    from tui.engine.pipelines.question import package_entry
+
+    if not rel.endswith((".js", ".cjs", ".mjs")):
+        return None
+    text = index.text(rel) or ""
+    esm = rel.endswith(".mjs") or (not rel.endswith(".cjs") and (package_entry(index)[1] or bool(
+        re.search(r"^\s*export\s", text, re.M))))
+    name = re.escape(top)
+    if esm:
+        default = re.search(rf"^export\s+default\s+(?:async\s+)?(?:function\*?\s+|class\s+)?{name}\b", text, re.M)
+        return "module", (f"import {top} from './{rel}';" if default else f"import {{ {top} }} from './{rel}';")
+    default = re.search(rf"^\s*module\.exports\s*=\s*{name}\s*;?\s*$", text, re.M)
+    return "javascript", (f"const {top} = require('./{rel}');" if default else f"const {{ {top} }} = require('./{rel}');")
 
 
 async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
@@ -102,6 +122,18 @@ async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
     return next((d for d in options if d.symbol.qualname == chosen), options[0])
 
 
+_SHALLOW = {"equal": "deepEqual", "strictEqual": "deepStrictEqual", "notEqual": "notDeepEqual",
+            "notStrictEqual": "notDeepStrictEqual"}
+
+
+def deep_asserts(snippet: str) -> str:
+    """node's assert.equal/strictEqual compare arrays and objects by reference, so a check written with them
+    (assert.equal(f(x), [1])) can never pass; their deep forms compare the same for primitives and by value
+    otherwise."""
+    return re.sub(r"\bassert\.(equal|strictEqual|notEqual|notStrictEqual)\s*\(",
+                  lambda m: f"assert.{_SHALLOW[m.group(1)]}(", snippet)
+
+
 async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definition], code: str, *,
                     must_fail: bool, language: str = "python") -> str | None:
     """A check snippet for the request (in ``language``, as trial.run_code runs it: python, javascript or module);
@@ -117,6 +149,8 @@ async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definit
         snippet = str(value.get("code") or "").strip() if isinstance(value, dict) else ""
         if "assert" not in snippet:
             continue
+        if language != "python":
+            snippet = deep_asserts(snippet)
         if not must_fail:
             return snippet
         ran = await trial.run_code(job, scratch, snippet, language=language)
@@ -131,13 +165,14 @@ async def change(job: Job, facts: Facts) -> TurnDone:
     d = await pick(job, index, facts)
     text = index.text(d.path) or ""
     code = "\n".join(text.splitlines()[d.symbol.start - 1:d.symbol.end])
-    check = await check_for(job, index, facts.request, [d], f"The code:\n```\n{code[:3000]}\n```\n",
-                            must_fail=True)
-    kind = "class" if d.symbol.kind == "class" else "method" if d.symbol.kind == "method" else "function"
     language = "python" if d.path.endswith(".py") else "javascript"
+    loads = ("python", "") if language == "python" else js_load(index, d.path, d.symbol.qualname.split(".")[0])
+    check = await check_for(job, index, facts.request, [d], f"The code:\n```\n{code[:3000]}\n```\n",
+                            must_fail=True, language=loads[0]) if loads else None
+    kind = "class" if d.symbol.kind == "class" else "method" if d.symbol.kind == "method" else "function"
     show, mode, doc = shown(code, language)
     goal = Goal("", label=f"the change to {d.qualname}", check=check, before_label="before the change",
-                language=language, max_tokens=1200, mode=mode, original=code, doc=doc)
+                language=loads[0] if loads else language, max_tokens=1200, mode=mode, original=code, doc=doc)
     goal.prompt = CHANGE_PROMPT.format(request=facts.request.strip()[:1500], path=d.path, start=d.symbol.start,
                                        end=d.symbol.end, fence="python" if language == "python" else "js", code=show,
                                        extra="", kind=kind, reply=reply_for(goal, kind))

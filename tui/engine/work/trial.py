@@ -81,7 +81,7 @@ class Verdict:
             if getattr(run, "killed", "") == "budget":
                 bits.append(f"{name} cut short (time budget)")
                 continue
-            if getattr(run, "status", "") in ("not_started", "no_tests"):
+            if getattr(run, "status", "") in IDLE:
                 bits.append(f"{name} did not run" + (f" ({run.problem[:120]})" if getattr(run, "problem", "") else ""))
                 continue
             why = f" ({run.counts()})" if hasattr(run, "counts") else "" if _ok(run) else error_line(run.output)
@@ -279,7 +279,12 @@ def passed(verdict: Verdict, baseline: Any = None) -> bool:
 
 
 def idle_suite(suite: Any, baseline: Any) -> bool:
-    """The suite could not start, or found no tests, with the candidate exactly as it could not before it (a runner
-    missing from the environment: ``nyc: command not found``): it says nothing of the candidate, for or against."""
+    """The suite could not start, found no tests or printed no counts, with the candidate exactly as before it (a
+    runner missing from the environment: ``nyc: command not found``; same exit code): it says nothing of the
+    candidate, for or against."""
     status = getattr(suite, "status", "")
-    return baseline is not None and status in ("not_started", "no_tests") and getattr(baseline, "status", "") == status
+    return baseline is not None and status in IDLE and getattr(baseline, "status", "") == status and \
+        getattr(baseline, "exit_code", None) == getattr(suite, "exit_code", None)
+
+
+IDLE = ("not_started", "no_tests", "no_counts")
