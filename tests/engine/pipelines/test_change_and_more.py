@@ -81,6 +81,23 @@ def test_a_javascript_check_compares_arrays_by_value_and_primitives_as_written()
     assert wrong.returncode != 0 and "AssertionError" in wrong.stderr, "strict stays strict"
 
 
+def test_a_doc_comment_written_with_its_markers_is_placed_once_and_an_old_one_is_read() -> None:
+    """A model often writes the /** ... */ itself; wrapped again, its */ closes the comment early and breaks the
+    file. The comment above a definition is what the rewrite starts from."""
+    from tui.engine.pipelines.docs import comment_text, old_jsdoc, with_jsdoc
+    from tui.engine.work.index import Definition
+    from tui.symbols.model import Symbol
+
+    written = "/**\n * Concatenates a and b.\n * @returns {Array} both. *\n */"
+    assert comment_text(written) == "Concatenates a and b.\n@returns {Array} both."
+    text = "var x = 1;\n\n/**\n * Old words.\n */\nfunction f(a, b) {\n  return [a, b];\n}\n"
+    d = Definition("lib/f.js", Symbol("f", "function", 6, 8, 6))
+    assert old_jsdoc(text, d) == "Old words."
+    new = with_jsdoc(text, d, comment_text(written))
+    assert new.count("/**") == 1 and "Old words." not in new and " * Concatenates a and b.\n" in new
+    assert old_jsdoc("x;\nfunction f() {}\n", Definition("a.js", Symbol("f", "function", 2, 2, 2))) == ""
+
+
 async def test_new_code_goes_to_its_module_with_the_exports_kept_in_step(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     code = 'def percent(x):\n    """x as a percentage."""\n    return f"{x * 100:.0f}%"\n'

@@ -194,6 +194,33 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     return job.answer(f"Updated {readme}: section {value['heading'].strip()!r}.")
 
 
+def comment_text(doc: str) -> str:
+    """The text of a doc comment a model wrote with its markers (/** ... */, a leading * on each line): the
+    markers are the program's to write (kept, they close the comment early and break the file)."""
+    body = doc.strip()
+    if body.startswith("/*"):
+        body = body[3:] if body.startswith("/**") else body[2:]
+    body = body.removesuffix("*/")
+    return "\n".join(re.sub(r"^\s*\*(?: |$)", "", line) for line in body.splitlines()).strip().rstrip("*").rstrip()
+
+
+def old_jsdoc(text: str, d: Definition) -> str:
+    """The doc comment right above a JS definition, as text ('' when none)."""
+    lines = text.splitlines()
+    j = d.symbol.start - 2
+    if j < 0 or not lines[j].strip().endswith("*/"):
+        return ""
+    block = []
+    while j >= 0:
+        block.insert(0, lines[j])
+        if lines[j].strip().startswith("/**"):
+            return comment_text("\n".join(block))
+        if not lines[j].strip().startswith(("*", "*/")) and j != d.symbol.start - 2:
+            return ""
+        j -= 1
+    return ""
+
+
 def old_docstring(text: str, d: Definition) -> str:
     """The definition's docstring as it is ('' when none or the file does not parse)."""
     try:
@@ -262,14 +289,17 @@ async def _docstring(job: Job, facts: Facts, d: Definition) -> TurnDone:
                                                  fence="python" if python else "js", code=index.source_of(d, 60),
                                                  what=what, name=d.qualname), _SCHEMA, max_tokens=400,
                                n=job.samples, label=f"the {what} of {d.qualname}")
-    old = old_docstring(text, d) if python else ""
+    old = old_docstring(text, d) if python else old_jsdoc(text, d)
     written = [str(v.get("text") or "") for v in asked.values if isinstance(v, dict)]
+    if not python:
+        written = [comment_text(w) for w in written]
     made = [f for f in (fitted(w, old, facts.request) for w in written) if f is not None]
     if not made and old:  # every rewrite was dropped: a narrower question, the sentence alone, added by program
         asked = await job.ask.json(SENTENCE_PROMPT.format(request=facts.request.strip()[:1500], name=d.qualname,
                                                           old=old), _SCHEMA, max_tokens=120, n=job.samples,
                                    label=f"a sentence for the {what} of {d.qualname}")
         sentences = [str(v.get("text") or "").strip() for v in asked.values if isinstance(v, dict)]
+        sentences = sentences if python else [comment_text(x) for x in sentences]
         made = [f for f in (fitted(f"{old}\n\n{s}", old, facts.request) for s in sentences if s) if f is not None]
         written += sentences
     placed = []

@@ -10,6 +10,9 @@ from tui.engine.rules.base import PASS, Rule, TurnState, Verdict
 
 _DONE = r"(?:added|changed|updated|renamed|modified|fixed|removed|created|replaced|edited|wrote|written|moved|deleted)"
 CLAIM = re.compile(rf"\b(?:I(?: have|'ve)?|has been|have been|was|were) {_DONE}\b|\b(?:I|we) {_DONE}\b", re.I)
+# A report without its subject, the way a summary opens: "Added JSDoc comment to combine in lib/utils.js."
+REPORT = re.compile(rf"(?:^|[.!?:]\s+)(?=[A-Z]){_DONE}\s+(?:(?:a|an|the)\b|(?:\S+\s+){{1,3}}(?:to|in|of|for|from|into)\b)",
+                    re.I)
 
 
 class Claims(Rule):
@@ -22,7 +25,7 @@ class Claims(Rule):
 
     def check(self, turn: TurnState, **seen: Any) -> Verdict:
         answer = str(seen.get("answer") or "")
-        if turn.changes or not CLAIM.search(answer):
+        if turn.changes or not (CLAIM.search(answer) or REPORT.search(answer)):
             return PASS
         if not self.told:
             self.told = True
