@@ -142,6 +142,22 @@ async def test_npm_test_runs_the_test_script_without_its_pre_and_post_hooks(tmp_
     assert "readme-checker" not in (run.output_tail or "")
 
 
+async def test_a_coverage_wrapper_that_is_not_installed_runs_the_tests_it_wraps(tmp_path: Path) -> None:
+    """Seen with qs: `tests-only` is `nyc tape 'test/**/*.js'`, tape installed and nyc not; every run said "nyc:
+    command not found" and no test ran. The runner it wraps runs (with its arguments), and says why."""
+    files = {**fx.NODE_TEST_FILES, "package.json": json.dumps({"name": "strs", "version": "1.0.0", "scripts": {
+        "test": "npm run tests-only", "tests-only": "nyc --reporter=text runner 'test/'"}}) + "\n",
+        "node_modules/.bin/runner": "#!/bin/sh\nexec node --test \"$@\"\n"}
+    repo = fx.build(tmp_path / "npm", files)
+    (repo / "node_modules/.bin/runner").chmod(0o755)
+    run = await _run(repo)
+    assert (run.passed, run.failed) == (2, 1), run
+    suite = detect_suites(repo)[0]
+    assert suite.argv == ["./node_modules/.bin/runner", "test/"] and "nyc" in suite.interpreter
+    (repo / "node_modules/.bin/nyc").write_text("#!/bin/sh\nexit 3\n")
+    assert detect_suites(repo)[0].argv[:2] == ["npm", "test"], "installed, the wrapper is the project's to run"
+
+
 @pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed: the Go fixture cannot run")
 async def test_real_go_test(tmp_path: Path) -> None:
     repo = fx.build(tmp_path / "go", fx.GO_FILES)

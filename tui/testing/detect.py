@@ -147,6 +147,12 @@ def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
     script = (pkg.get("scripts") or {}).get("test") if isinstance(pkg, dict) else None
     if not isinstance(script, str) or not script.strip() or script.strip() == NPM_DEFAULT_TEST:
         return None
+    unwrapped = without_missing_wrapper(d, pkg, script)
+    if unwrapped is not None:
+        argv, wrapper, inner = unwrapped
+        return Suite(prefix + js_kind(inner), js_kind(inner), d, argv, f"package.json scripts.test: {script}", "npm",
+                     interpreter=f"runner: {argv[0]} ({wrapper}, the coverage tool the test script wraps it in, is not "
+                                 "installed: the tests run without it)")
     kind = js_kind(script)
     words = shlex.split(script) if not SHELL_OPS.search(script) else []
     if kind == "node" and words[:1] == ["node"]:  # run node directly so the reporter flag lands where node reads it
@@ -156,6 +162,36 @@ def _node_suite(d: Path, repo: Path, prefix: str) -> Suite | None:
     kind = "npm" if kind == "node" else kind  # node behind env vars or a wrapper: parse what it prints
     return Suite(prefix + kind, kind, d, [manager, "test"], f"package.json scripts.test: {script}", manager,
                  interpreter=line, missing=missing)
+
+
+COVERAGE_WRAPPERS = ("nyc", "c8")
+
+
+def without_missing_wrapper(d: Path, pkg: dict, script: str) -> tuple[list[str], str, str] | None:
+    """(the command the test script runs inside its coverage tool, the tool, that command as text) when the
+    script, through ``npm run`` steps, is a coverage tool (nyc, c8) that is not installed around a runner that is
+    (``nyc tape 'test/**/*.js'`` with tape in node_modules/.bin): the tests can run, only their coverage cannot."""
+    scripts = pkg.get("scripts") or {}
+    for _ in range(3):
+        step = re.fullmatch(r"\s*npm run (?:--silent |-s )?([\w:.-]+)\s*", script)
+        if not step or not isinstance(scripts.get(step.group(1)), str):
+            break
+        script = scripts[step.group(1)]
+    if SHELL_OPS.search(script):
+        return None
+    try:
+        words = shlex.split(script)
+    except ValueError:
+        return None
+    bin_dir = d / "node_modules" / ".bin"
+    if len(words) < 2 or words[0] not in COVERAGE_WRAPPERS or (bin_dir / words[0]).exists():
+        return None
+    rest = words[1:]
+    while rest and rest[0].startswith("-"):  # the wrapper's own options (--reporter=text)
+        rest = rest[1:]
+    if not rest or "/" in rest[0] or not (bin_dir / rest[0]).is_file():
+        return None
+    return [f"./node_modules/.bin/{rest[0]}", *rest[1:]], words[0], " ".join(rest)
 
 
 def _has_make_test(d: Path) -> bool:
