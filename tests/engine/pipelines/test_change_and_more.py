@@ -98,6 +98,44 @@ def test_a_doc_comment_written_with_its_markers_is_placed_once_and_an_old_one_is
     assert old_jsdoc("x;\nfunction f() {}\n", Definition("a.js", Symbol("f", "function", 2, 2, 2))) == ""
 
 
+def test_where_a_value_the_request_replaces_lives_and_the_swap_made_by_program(tmp_path: Path) -> None:
+    """"From 1000 to 2000" / "';' instead of '&'": the line that gives the old value to a name the request uses
+    (or, quoted, to any key) is found, in whichever definition holds it (not the re-export the request names);
+    the value is replaced there by program. Two projects' shapes: a JS defaults object, a Python default."""
+    from tui.engine.pipelines.change import valued, value_swap
+    from tui.engine.work.index import RepoIndex
+
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "qs-like", "main": "lib/index.js"}),
+        "lib/index.js": "var parse = require('./parse');\nmodule.exports = { parse: parse };\n",
+        "lib/parse.js": "var defaults = {\n    delimiter: '&',\n    parameterLimit: 1000,\n    depth: 5\n};\n\n"
+                        "module.exports = function (str, opts) {\n    return [str, opts, defaults];\n};\n",
+        "pkg/__init__.py": "", "pkg/fmt.py": FMT})
+    index = RepoIndex.build(repo)
+    for request, where, old, new in [
+            ("Raise the default parameterLimit of qs.parse from 1000 to 2000.", "defaults", "parameterLimit: 1000,",
+             "parameterLimit: 2000,"),
+            ("Split the parameters on ';' by default instead of '&'.", "defaults", "delimiter: '&',", "delimiter: ';',"),
+            ("Change the default digits of size from 1 to 2.", "size", "digits=1", "digits=2")]:
+        found = valued(index, request)
+        assert [d.qualname for d in found] == [where], request
+        text = index.text(found[0].path) or ""
+        swapped = value_swap(text, found[0], request)
+        assert swapped is not None and old not in swapped and new in swapped, request
+        assert len(swapped.splitlines()) == len(text.splitlines())
+    assert valued(index, "Make parse faster.") == []
+    d = valued(index, "Raise parameterLimit from 1000 to 2000.")[0]
+    assert value_swap(index.text(d.path) or "", d, "Raise parameterLimit to 2000 or 3000 from 1000.") is None
+
+
+def test_an_edit_of_part_of_a_line_is_made_when_that_text_is_there_once() -> None:
+    from tui.engine.pipelines.rewrite import apply_edits
+
+    code = "var defaults = {\n    delimiter: '&',\n    parameterLimit: 1000,\n};"
+    assert "parameterLimit: 2000," in apply_edits(code, [{"old": "parameterLimit: 1000", "new": "parameterLimit: 2000"}])
+    assert apply_edits(code, [{"old": "e", "new": "x"}]) is None, "more than once: not guessed"
+
+
 async def test_new_code_goes_to_its_module_with_the_exports_kept_in_step(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     code = 'def percent(x):\n    """x as a percentage."""\n    return f"{x * 100:.0f}%"\n'

@@ -9,6 +9,7 @@ at the end of its module or class, with the module's ``__all__`` and its package
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.pipelines.rewrite import Goal, definition_place, propose_best, reply_for, shown, spliced
 from tui.engine.work import trial
 from tui.engine.work.index import Definition, RepoIndex
+from tui.engine.work.trial import Candidate
 from tui.protocol.events import TurnDone
 
 CHECK_PROMPT = """A developer asked for this change to their code:
@@ -76,6 +78,19 @@ def imports_for(index: RepoIndex, defs: list[Definition]) -> str:
     return ("Import what it uses like this: " + "; ".join(lines)) if lines else ""
 
 
+def _package_name(index: RepoIndex) -> str:
+    """The JS package's name as an identifier (qs, semver; @scope/left-pad → left_pad), 'pkg' without one."""
+    from tui.safety.parsing import loads_json
+
+    try:
+        data = loads_json(index.text("package.json", 1_000_000) or "{}", "package.json")
+    except ValueError:
+        data = {}
+    name = str(data.get("name") or "") if isinstance(data, dict) else ""
+    name = re.sub(r"\W+", "_", name.rsplit("/", 1)[-1]).strip("_")
+    return ("_" + name if name[:1].isdigit() else name) or "pkg"
+
+
 def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
     """(how a check of ``top`` in the JS file ``rel`` runs: javascript or module, the line that loads it by its
     export: default or named, CommonJS or ES module), by reading the file; None for what node cannot run as it
@@ -88,19 +103,79 @@ def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
     esm = rel.endswith(".mjs") or (not rel.endswith(".cjs") and (package_entry(index)[1] or bool(
         re.search(r"^\s*export\s", text, re.M))))
     name = re.escape(top)
+    main, _ = package_entry(index)
+    package = _package_name(index)
     if esm:
         default = re.search(rf"^export\s+default\s+(?:async\s+)?(?:function\*?\s+|class\s+)?{name}\b", text, re.M)
+        if not default and not re.search(rf"^\s*export\s[^\n]*\b{name}\b", text, re.M) and index.exists(main):
+            return "module", f"import * as {package} from './{main}';  // {top} is not exported: use what the package offers"
         return "module", (f"import {top} from './{rel}';" if default else f"import {{ {top} }} from './{rel}';")
+    from tui.symbols.jssyms import commonjs_exports
+
     default = re.search(rf"^\s*module\.exports\s*=\s*{name}\s*;?\s*$", text, re.M)
+    if not default and top not in commonjs_exports(text) and index.exists(main) and main != rel:
+        return "javascript", f"const {package} = require('./{main}');  // {top} is not exported: use what the package offers"
     return "javascript", (f"const {top} = require('./{rel}');" if default else f"const {{ {top} }} = require('./{rel}');")
 
 
+_LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)|'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"")
+
+
+def valued(index: RepoIndex, request: str) -> list[Definition]:
+    """The definitions holding a line where a code-like name the request uses stands with a value it gives ("the
+    default parameterLimit from 1000 to 2000" → ``parameterLimit: 1000,`` inside ``defaults``): where that value
+    lives, which may not be the definition the request names (a re-export, the function that reads it)."""
+    from tui.engine.work.index import _codelike
+    from tui.symbols.model import enclosing
+
+    words = set(re.findall(r"[A-Za-z_$][\w$]*", request))
+    values = {next((g for g in m.groups() if g), m.group(0)) for m in _LITERAL.finditer(request)}
+    if not values:
+        return []
+    found: list[Definition] = []
+    quoted = {v for m in _LITERAL.finditer(request) for v in m.groups() if v}
+    for v in sorted(quoted):  # a quoted value given to some key ("';' by default instead of '&'" → delimiter: '&')
+        for rel, line, text in evidence.grep(index, v, 40, tests=False):
+            if re.search(r"[\w$]['\"]?\s*[:=]\s*(['\"])" + re.escape(v) + r"\1", text):
+                words.add(next(iter(re.findall(r"([\w$]+)['\"]?\s*[:=]\s*['\"]" + re.escape(v), text)), ""))
+    for name in sorted(w for w in words if len(w) > 3):
+        coded = _codelike(name)
+        for rel, line, text in evidence.grep(index, name, 40, tests=False):
+            if not _holds(text, name, coded, values):
+                continue
+            outline = index.outline(rel)
+            sym = enclosing(outline.symbols, line) if outline is not None else None
+            if sym is not None and Definition(rel, sym) not in found:
+                found.append(Definition(rel, sym))
+    return found
+
+
+def _holds(text: str, name: str, coded: bool, values: set[str]) -> bool:
+    """The line gives ``name`` one of the ``values``: beside it for a code-like name (parameterLimit), as its
+    key or assignment for a plain word (``delimiter: '&'``, ``digits=1``)."""
+    key = rf"(?<![\w$]){re.escape(name)}(?![\w$])"
+    if not re.search(key, text):
+        return False
+    for v in values:
+        val = rf"(?<![\w.]){re.escape(v)}(?!\w|\.\d)" if re.match(r"[\w-]", v) else re.escape(v)
+        if (coded and re.search(val, text)) or re.search(key + r"['\"]?\s*[:=]\s*['\"]?" + val, text):
+            return True
+    return False
+
+
 async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
+    held = await asyncio.to_thread(valued, index, facts.request)
+    words = set(re.findall(r"[A-Za-z_$][\w$]*", facts.request))
+    named = [d for d in held if d.path.rsplit("/", 1)[-1].split(".")[0] in words]  # its file named (stringify)
+    held = named if len(named) == 1 else held
+    if len(held) == 1:
+        job.note(f"where the value lives: {held[0].qualname} ({held[0].path}:{held[0].symbol.line})")
+        return held[0]
     strong = [n for n in facts.symbols if n.strong]
-    if strong:
+    if strong and not held:
         return strong[0].definitions[0]
-    options: list[Definition] = []
-    for rel in facts.code_files[:2]:
+    options: list[Definition] = list(held)
+    for rel in facts.code_files[:2] if not options else []:
         options += [d for d in index.definitions([rel]) if d.symbol.kind in ("function", "method", "class")]
     if not options:
         found, _ = await evidence.searched(job.ask, index, facts.request, tests=False)
@@ -112,14 +187,15 @@ async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
     if len(options) == 1:
         return options[0]
     options = options[:40]
-    names = [f"{d.symbol.qualname}" for d in options]
-    listing = "\n".join(f"- {d.symbol.qualname} ({d.symbol.kind}, {d.path}:{d.symbol.line})" for d in options)
+    twice = len({d.symbol.qualname for d in options}) < len(options)
+    names = [f"{d.path}:{d.symbol.qualname}" if twice else d.symbol.qualname for d in options]
+    listing = "\n".join(f"- {n} ({d.symbol.kind}, {d.path}:{d.symbol.line})" for n, d in zip(names, options))
     schema = {"type": "object", "properties": {"definition": {"type": "string", "enum": list(dict.fromkeys(names))}},
               "required": ["definition"]}
     asked = await job.ask.json(PICK_PROMPT.format(request=facts.request.strip()[:1500], options=listing), schema,
                                max_tokens=40, label="which definition to change")
     chosen = (asked.first or {}).get("definition") if isinstance(asked.first, dict) else None
-    return next((d for d in options if d.symbol.qualname == chosen), options[0])
+    return next((d for n, d in zip(names, options) if n == chosen), options[0])
 
 
 _SHALLOW = {"equal": "deepEqual", "strictEqual": "deepStrictEqual", "notEqual": "notDeepEqual",
@@ -171,22 +247,90 @@ async def change(job: Job, facts: Facts) -> TurnDone:
                             must_fail=True, language=loads[0]) if loads else None
     kind = "class" if d.symbol.kind == "class" else "method" if d.symbol.kind == "method" else "function"
     show, mode, doc = shown(code, language)
+    if d.symbol.kind not in ("class", "method", "function"):  # a value (defaults = {...}): edited, never retyped
+        kind, mode = "definition", "edits"
     goal = Goal("", label=f"the change to {d.qualname}", check=check, before_label="before the change",
                 language=loads[0] if loads else language, max_tokens=1200, mode=mode, original=code, doc=doc)
     goal.prompt = CHANGE_PROMPT.format(request=facts.request.strip()[:1500], path=d.path, start=d.symbol.start,
                                        end=d.symbol.end, fence="python" if language == "python" else "js", code=show,
                                        extra="", kind=kind, reply=reply_for(goal, kind))
     place = definition_place(job, goal, d.path, text, d.qualname, d.symbol.start, d.symbol.end)
+    swapped = value_swap(text, d, facts.request)
+    seeds = [Candidate({d.path: swapped.encode()}, "the value the request gives, put in place")] if swapped else []
+    if seeds and check and not await _passes(job, check, seeds[0], goal.language):
+        job.note("the check written for the request fails on the value it gives put in place by program: the check "
+                 "is not used")
+        goal.check = check = None
 
     async def repair(verdicts: list) -> Any:
         from tui.engine.pipelines.pinned import repaired
 
         return await repaired(job, facts.request, verdicts, goal.baseline) if check else None
 
-    applied, note = await propose_best(job, goal, place, {d.path: text.encode()}, f"change {d.qualname} in {d.path}",
-                                       repair=repair)
+    try:
+        applied, note = await propose_best(job, goal, place, {d.path: text.encode()},
+                                           f"change {d.qualname} in {d.path}", repair=repair, seeds=seeds)
+    except NotHandled as err:
+        if not swapped or "rejected:" in err.why:
+            raise
+        return await _swap_anyway(job, d, swapped, err.why)
     checked = " against a check written for the request" if check else ""
     return job.answer(f"Changed {d.qualname} ({d.path}:{d.symbol.start}); checked{checked}: {note}.")
+
+
+async def _swap_anyway(job: Job, d: Definition, swapped: str, why: str) -> TurnDone:
+    """The value the request names, put in place by program, proposed although the suite fails with it (tests
+    that expect the old value): that is the change asked for, and the developer sees what fails before approving."""
+    label = "the value the request gives, put in place: "
+    tried = next((part.split(label, 1)[1] for part in re.split(r"; | \| ", why) if label in part), "not tried")
+    warning = (f"the change the request names, made by program; with it: {tried}. Tests that expect the old value "
+               "are not updated: review them.")
+    outcome = await job.propose({d.path: swapped.encode()}, f"change {d.qualname} in {d.path} (the value the "
+                                "request gives)", warnings=[warning])
+    if not outcome.applied:
+        return job.answer(f"{d.qualname} was not changed ({outcome.reason or 'rejected'}).")
+    return job.answer(f"Changed {d.qualname} ({d.path}:{d.symbol.start}) to the value the request gives; {warning}")
+
+
+async def _passes(job: Job, check: str, candidate: Candidate, language: str) -> bool:
+    scratch = await job.scratch()
+    if scratch is None:
+        return True
+    scratch.write(candidate.changes)
+    try:
+        return (await trial.run_code(job, scratch, check, language=language)).ok
+    finally:
+        scratch.reset()
+
+
+def value_swap(text: str, d: Definition, request: str) -> str | None:
+    """The file with the one value the request replaces put in place by program, when the request gives exactly
+    two values (1000 and 2000; '&' and ';') and one line of the definition gives the one to a key or name the
+    request uses (or a code-like name beside it): a mechanical edit is not the model's to retype."""
+    found = [(m.group(0), next((g for g in m.groups() if g), None)) for m in _LITERAL.finditer(request)]
+    values = list(dict.fromkeys(inner if inner is not None else raw for raw, inner in found))
+    quoted = {inner for _, inner in found if inner is not None}
+    if len(values) != 2:
+        return None
+    from tui.engine.work.index import _codelike
+
+    words = set(re.findall(r"[A-Za-z_$][\w$]*", request))
+    lines = text.split("\n")
+    hits = []
+    for i in range(d.symbol.start - 1, min(d.symbol.end, len(lines))):
+        present = [v for v in values if any(_holds(lines[i], w, _codelike(w), {v}) for w in words if len(w) > 3)
+                   or v in quoted and re.search(r"[\w$]['\"]?\s*[:=]\s*(['\"])" + re.escape(v) + r"\1", lines[i])]
+        if len(present) == 1:
+            hits.append((i, present[0]))
+    if len(hits) != 1:
+        return None
+    i, old = hits[0]
+    new = next(v for v in values if v != old)
+    token = rf"(?<![\w.]){re.escape(old)}(?!\w|\.\d)" if re.match(r"[\w-]", old) else rf"(?<=['\"]){re.escape(old)}(?=['\"])"
+    if len(re.findall(token, lines[i])) != 1:
+        return None
+    lines[i] = re.sub(token, lambda _m: new, lines[i])
+    return "\n".join(lines)
 
 
 # -- new code -----------------------------------------------------------------------------------------------

@@ -262,7 +262,8 @@ def _match(lines: list[str], old: list[str]) -> int:
 
 def apply_edits(code: str, edits: list[Any]) -> str | None:
     """``code`` (a definition) with each {"old", "new"} edit made; the new lines take the indentation of the lines
-    they replace. None when an ``old`` is not found exactly once."""
+    they replace; an ``old`` that is part of one line is replaced in it. None when an ``old`` is not found exactly
+    once."""
     import textwrap
 
     lines = code.split("\n")
@@ -273,7 +274,11 @@ def apply_edits(code: str, edits: list[Any]) -> str | None:
         old_lines = [ln for ln in old.split("\n")]
         at = _match(lines, old_lines)
         if at < 0:
-            return None
+            joined = "\n".join(lines)  # a part of a line ("parameterLimit: 1000"), found exactly once
+            if "\n" in old.strip() or not old.strip() or "\n" in new.strip() or joined.count(old.strip()) != 1:
+                return None
+            lines = joined.replace(old.strip(), new.strip(), 1).split("\n")
+            continue
         span = 0
         seen = 0
         want = sum(1 for ln in old_lines if ln.strip())
