@@ -136,6 +136,27 @@ def test_an_edit_of_part_of_a_line_is_made_when_that_text_is_there_once() -> Non
     assert apply_edits(code, [{"old": "e", "new": "x"}]) is None, "more than once: not guessed"
 
 
+def test_a_new_js_test_whose_title_the_file_has_is_renamed_and_an_option_leads_to_the_code_that_reads_it(
+        tmp_path: Path) -> None:
+    """A tape test titled like one the file has is added under another title (it was dropped); a request about an
+    option (no definition by that name) tests the definition that reads it; a single-quoted JS file asks for single
+    quotes (a double quote ends the JSON string the test travels in)."""
+    from tui.engine.pipelines.addtest import _user_of, place_test, quotes_hint
+    from tui.engine.work.index import RepoIndex
+
+    text = "var test = require('tape');\n\ntest('isRegExp()', function (t) {\n    t.end();\n});\n"
+    placed = place_test(None, "test/utils.js", text, None, "test('isRegExp()', function (t) {\n    t.ok(1);\n"
+                        "    t.end();\n});")  # type: ignore[arg-type]
+    assert placed is not None and "test('isRegExp() (2)', function (t) {" in placed["test/utils.js"].decode()
+    assert quotes_hint(text, "test/utils.js") and not quotes_hint(text, "tests/test_x.py")
+    repo = make_repo(tmp_path / "repo", {
+        "lib/parse.js": "function parseValues(str, options) {\n    if (options.ignoreQueryPrefix) {\n"
+                        "        str = str.slice(1);\n    }\n    return str;\n}\nmodule.exports = parseValues;\n",
+        "test/parse.js": "var parse = require('../lib/parse');\n"})
+    found = _user_of(RepoIndex.build(repo), "Add a test checking that ignoreQueryPrefix removes one '?'.")
+    assert found is not None and found.qualname == "parseValues"
+
+
 async def test_new_code_goes_to_its_module_with_the_exports_kept_in_step(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     code = 'def percent(x):\n    """x as a percentage."""\n    return f"{x * 100:.0f}%"\n'

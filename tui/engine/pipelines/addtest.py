@@ -10,6 +10,7 @@ first test) as the example to follow. Candidates that also fail on a simple muta
 from __future__ import annotations
 
 import ast
+import asyncio
 import re
 from typing import Any
 
@@ -43,7 +44,7 @@ An existing test there, to follow its form:
 ```
 
 Write ONE new test{named} that checks what the request asks, in the same form as the existing test (same
-imports, same style{cls}). The test must pass on the code as it is now. Use a new test name.
+imports, same style{cls}). The test must pass on the code as it is now. Use a new test name.{quotes}
 Reply as JSON: {{"code": "<the new test>"}}"""
 
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*(?:it|test)\s*\(\s*(['\"`])(.+?)\2", re.M)
@@ -89,6 +90,36 @@ async def _test_file(job: Job, index: RepoIndex, facts: Facts, target: Definitio
     return chosen if chosen in tests else tests[0]
 
 
+def quotes_hint(text: str, rel: str) -> str:
+    """For a JS file that writes its strings in single quotes, say so: the test is a JSON string, and a double
+    quote the model does not escape ends it there (the test arrives cut in two)."""
+    if rel.endswith(".py"):
+        return ""
+    single, double = len(re.findall(r"'[^'\n]*'", text)), len(re.findall(r'"[^"\n]*"', text))
+    return " Write strings in single quotes, as this file does." if single > 2 * double else ""
+
+
+def _user_of(index: RepoIndex, request: str) -> Definition | None:
+    """The code a request about an option or a name that is not a definition tests (``ignoreQueryPrefix``): the
+    definition outside the tests that uses its code-like words most, found by search."""
+    from collections import Counter
+
+    from tui.engine.pipelines.evidence import grep
+    from tui.engine.work.index import _codelike
+    from tui.symbols.model import enclosing
+
+    uses: Counter[tuple[str, int]] = Counter()
+    found: dict[tuple[str, int], Definition] = {}
+    for word in {w for w in re.findall(r"[A-Za-z_$][\w$]*", request) if len(w) > 3 and _codelike(w)}:
+        for rel, line, _ in grep(index, word, 40, tests=False):
+            outline = index.outline(rel)
+            sym = enclosing(outline.symbols, line) if outline is not None else None
+            if sym is not None and sym.kind in ("function", "method"):
+                found[(rel, sym.start)] = Definition(rel, sym)
+                uses[(rel, sym.start)] += 1
+    return found[uses.most_common(1)[0][0]] if uses else None
+
+
 def _test_names(code: str) -> list[str]:
     return [m.group(1) or m.group(3) for m in _TEST_DEF.finditer(code)]
 
@@ -111,8 +142,12 @@ def place_test(job: Job, rel: str, text: str, example: Definition | None, code: 
         cls = example.symbol.qualname.rsplit(".", 1)[0] if example and "." in example.symbol.qualname else ""
         new = spliced(job, rel, text, f"{cls}.{name}" if cls else name, code)
     else:
-        if names[0] in taken:
-            return None
+        if names[0] in taken:  # a name the file has: the new test's title says it is another one
+            k = 2
+            while f"{names[0]} ({k})" in taken:
+                k += 1
+            m = next(m for m in _TEST_DEF.finditer(code) if m.group(3) == names[0])
+            code = code[:m.start(3)] + f"{names[0]} ({k})" + code[m.end(3):]
         new = text.rstrip("\n") + "\n\n" + code.strip("\n") + "\n"
     return {rel: new.encode()} if new and new != text else None
 
@@ -151,7 +186,7 @@ def mutants(source: str) -> list[tuple[str, str]]:
 async def run(job: Job, facts: Facts) -> TurnDone:
     index = await job.index()
     strong = [n for n in facts.symbols if n.strong] or facts.symbols
-    target = strong[0].definitions[0] if strong else None
+    target = strong[0].definitions[0] if strong else await asyncio.to_thread(_user_of, index, facts.request)
     rel = await _test_file(job, index, facts, target)
     text = index.text(rel) or ""
     if target is None:  # the request names a test file only: the code it tests is what the file imports most
@@ -162,7 +197,7 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     prompt = PROMPT.format(request=facts.request.strip()[:1500], path=target.path, fence=fence,
                            code=index.source_of(target, 50), test_file=rel, head=_head(text),
                            example=index.source_of(example, 30) if example else "(none yet)",
-                           named=f" for {target.symbol.name}", cls=cls)
+                           named=f" for {target.symbol.name}", cls=cls, quotes=quotes_hint(text, rel))
     scratch = await job.scratch()
     before_run = await job.tests(rel, label="the test file before")
     asked = await job.ask.json(prompt, CODE_SCHEMA, n=job.samples, max_tokens=700, label="the new test")
