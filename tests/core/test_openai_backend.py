@@ -172,6 +172,28 @@ async def test_streams_text_and_sends_openai_shaped_request(server: OpenAIServer
     await b.close()
 
 
+async def test_a_server_that_takes_grammars_gets_one_whose_strings_may_escape_a_quote(server: OpenAIServer) -> None:
+    """The embedded llama.cpp takes an llguidance grammar: the reply's JSON with ``\\'`` allowed in strings (a
+    model writing JS escapes quotes that way, and under plain JSON its code was cut at the first one). A schema
+    of another shape goes as the schema; so does every schema to a server that has not said it takes grammars."""
+    from tui.engine.work.ask import _parse
+
+    schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
+    b = backend(server.url)
+    b.lark_grammars = True
+    await b.connect()
+    for fmt in (schema, {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}, "required": ["a"]}):
+        server.replies.append(Script(["{}"]))
+        await collect(b, [{"role": "user", "content": "x"}], format=fmt)
+    grammar, other = server.requests[-2], server.requests[-1]
+    assert "response_format" not in grammar and grammar["grammar"].startswith("%llguidance {}")
+    assert "\\\\[\"\\\\\\/bfnrt']" in grammar["grammar"] and '"\\"code\\""' in grammar["grammar"]
+    assert "grammar" not in other and other["response_format"]["json_schema"]["schema"]["properties"]["a"]
+    await b.close()
+    reply = '{"code": "test(\'the string \\\'a\\\'\', function (t) {\\n    t.end();\\n});"}'
+    assert _parse(reply) == {"code": "test('the string \\'a\\'', function (t) {\n    t.end();\n});"}
+
+
 def test_tool_result_without_a_native_call_becomes_a_user_message() -> None:
     out = to_openai_messages([
         {"role": "assistant", "content": '{"name": "read_file", "arguments": {"path": "a.py"}}'},

@@ -131,3 +131,26 @@ async def test_a_step_the_fitter_removes_is_not_a_reason_to_read_the_rest_again(
     # Without cache reuse every token after the gap (the whole gamma step, ~300) is read again.
     assert int(timings["prompt_n"]) < gamma_tokens // 2, timings
     assert int(timings["cache_n"]) > gamma_tokens, timings
+
+
+async def test_js_code_that_escapes_its_quotes_arrives_whole(real_model_path: Path) -> None:
+    """The real model writes ``'the string \\'a\\''`` inside the JSON string; under the server's plain JSON
+    grammar the code was cut there ("... for the string "). Under devagent's grammar it arrives whole and reads
+    back as the JS it meant."""
+    from tui.engine.work.ask import _parse
+
+    prompt = (Path(__file__).parent / "prompts" / "js_test_with_quotes.txt").read_text()
+    schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
+    backend = EmbeddedBackend(real_model_path, config(), DEADLINES)
+    try:
+        await backend.connect()
+        text = ""
+        async for chunk in backend.stream_chat([{"role": "user", "content": prompt}], format=schema,
+                                               options={"num_predict": 300}):
+            text += chunk.text
+    finally:
+        await backend.close()
+    code = (_parse(text) or {}).get("code", "")
+    assert code.rstrip().endswith("});") and "isRegExp" in code, text
+    ran = subprocess.run(["node", "--check", "-"], input=code, capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0, (code, ran.stderr)

@@ -237,6 +237,7 @@ class EmbeddedBackend(OpenAICompatBackend):
                          max_context=context)
         self.parallel = max(1, int(getattr(model, "samples", 1) or 1))
         self.n_field = "n_cmpl"  # llama.cpp's name for several completions of one prompt (read once)
+        self.lark_grammars = True  # its llguidance takes our grammars: code in strings may escape ' as \' (lark_json)
         self.home_slot = 0 if self.parallel > 1 else None
         self.server = EmbeddedServer(model_file, threads=model.threads, context=context, parallel=self.parallel,
                                      on_progress=on_progress)

@@ -189,6 +189,7 @@ class OpenAICompatBackend:
     name = "openai"
     parallel = 1  # a generic server may ignore "n"; the embedded llama.cpp server raises this
     n_field = "n"  # the request field for several completions (llama.cpp: n_cmpl)
+    lark_grammars = False  # the server takes an llguidance grammar (embedded llama.cpp): strings may hold \' too
     home_slot: int | None = None  # llama.cpp with several slots: one-completion requests all go to this one
 
     def __init__(self, host: str | None, deadlines: Deadlines, *, temperature: float = 0.2, seed: int | None = None,
@@ -266,7 +267,13 @@ class OpenAICompatBackend:
         if format == "json":
             body["response_format"] = {"type": "json_object"}
         elif isinstance(format, dict):
-            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": format}}
+            from tui.llm.lark_json import lark_grammar
+
+            grammar = lark_grammar(format) if self.lark_grammars else None
+            if grammar is not None:
+                body["grammar"] = grammar
+            else:
+                body["response_format"] = {"type": "json_schema", "json_schema": {"name": "reply", "schema": format}}
         body.update(_options(options))
         n = int((options or {}).get("n") or 1)
         if n > 1:

@@ -144,4 +144,10 @@ def _parse(text: str) -> Any:
     try:
         return loads_json(text, "the model's answer")
     except ValueError:
+        pass
+    from tui.llm.requote import quote_escapes
+
+    try:  # written under the embedded grammar: a \' in a string (lark_json), read as the code meant it
+        return loads_json(quote_escapes(text), "the model's answer")
+    except ValueError:
         return None
