@@ -102,7 +102,7 @@ def test_where_a_value_the_request_replaces_lives_and_the_swap_made_by_program(t
     """"From 1000 to 2000" / "';' instead of '&'": the line that gives the old value to a name the request uses
     (or, quoted, to any key) is found, in whichever definition holds it (not the re-export the request names);
     the value is replaced there by program. Two projects' shapes: a JS defaults object, a Python default."""
-    from tui.engine.pipelines.change import valued, value_swap
+    from tui.engine.pipelines.values import value_swap, valued
     from tui.engine.work.index import RepoIndex
 
     repo = make_repo(tmp_path / "repo", {

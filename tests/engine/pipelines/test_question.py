@@ -192,6 +192,48 @@ def test_a_code_file_to_create_named_by_path_is_a_scaffold_unless_existing_code_
     assert named(gather("Create lib/my-range.js exporting clamp.", index)) is None  # not a name it accepts: ask
 
 
+async def test_how_many_entries_a_named_literal_has_is_counted_in_the_file_the_question_names(
+        tmp_path: Path, ollama_server) -> None:
+    """Two files define ``defaults``; the question names one: its object's keys are counted by program (a model
+    reading it said 11 of 17), and a Python dict is counted the same way."""
+    from tui.engine.pipelines.counting import entries
+    from tui.engine.work.index import RepoIndex
+
+    keys = ",\n".join(f"    k{i}: {{ nested: [1, 2] }}" for i in range(17))
+    repo = make_repo(tmp_path / "repo", {
+        "lib/parse.js": "var defaults = {\n    a: 1,\n    b: 'x,y'\n};\nmodule.exports = defaults;\n",
+        "lib/stringify.js": f"var defaults = {{\n{keys}\n}};\nmodule.exports = defaults;\n",
+        "pkg/conf.py": "DEFAULTS = {\n    'a': 1,\n    'b': [1, 2],\n    **{'c': 3},\n}\n"})
+    events, done, _ = await pipeline_turn(repo, ollama_server,
+                                          "How many options does the defaults object in lib/stringify.js have?",
+                                          [js({"kind": "question"})])
+    assert "has 17 entries (counted): k0, k1," in done.text and "lib/stringify.js" in done.text
+    index = RepoIndex.build(repo)
+    conf = index.named_symbols("DEFAULTS")[0].definitions[0]
+    assert entries(index, conf) == ["'a'", "'b'", "**"]
+
+
+def test_a_name_that_only_requires_a_module_stands_for_what_it_exports_and_a_js_snippet_gets_its_load_line(
+        tmp_path: Path) -> None:
+    """``var parse = require('./parse')`` in lib/index.js: the question, change or fix is about lib/parse.js's
+    export; a JS snippet that uses ``mod`` without loading it gets the load line by program (it failed with
+    "mod is not defined", which says nothing about the code)."""
+    from tui.engine.pipelines.facts import gather
+    from tui.engine.pipelines.question import with_imports
+    from tui.engine.work.index import RepoIndex
+
+    repo = make_repo(tmp_path / "repo", {
+        "lib/index.js": "var parse = require('./parse');\n\nmodule.exports = { parse: parse };\n",
+        "lib/parse.js": "var defaults = { allowDots: false };\n\nmodule.exports = function (str, opts) {\n"
+                        "    return [str, opts, defaults];\n};\n"})
+    named = gather("What does qs.parse return for 'a.b=c'?", RepoIndex.build(repo)).symbols[0]
+    assert (named.definitions[0].path, named.definitions[0].qualname) == ("lib/parse.js", "module.exports")
+    load = ["const mod = require('./lib/parse.js');  // mod is what the file exports"]
+    assert with_imports("console.log(mod('a.b=c'));", load, "javascript") == \
+        "const mod = require('./lib/parse.js');\nconsole.log(mod('a.b=c'));"
+    assert with_imports("const mod = require('./x');\nmod();", load, "javascript").startswith("const mod = require('./x')")
+
+
 async def test_a_docstring_request_goes_to_docs_without_a_kind_question(tmp_path: Path, ollama_server) -> None:
     repo = _repo(tmp_path)
     await pipeline_turn(repo, ollama_server, "In the docstring of `natural`, say that it raises TypeError for None.",

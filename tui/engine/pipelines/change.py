@@ -17,6 +17,7 @@ from tui.engine.pipelines import evidence
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.pipelines.rewrite import Goal, definition_place, propose_best, reply_for, shown, spliced
+from tui.engine.pipelines.values import value_swap, valued
 from tui.engine.work import trial
 from tui.engine.work.index import Definition, RepoIndex
 from tui.engine.work.trial import Candidate
@@ -116,51 +117,6 @@ def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
     if not default and top not in commonjs_exports(text) and index.exists(main) and main != rel:
         return "javascript", f"const {package} = require('./{main}');  // {top} is not exported: use what the package offers"
     return "javascript", (f"const {top} = require('./{rel}');" if default else f"const {{ {top} }} = require('./{rel}');")
-
-
-_LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w|\.\d)|'([^'\n]{1,40})'|\"([^\"\n]{1,40})\"")
-
-
-def valued(index: RepoIndex, request: str) -> list[Definition]:
-    """The definitions holding a line where a code-like name the request uses stands with a value it gives ("the
-    default parameterLimit from 1000 to 2000" → ``parameterLimit: 1000,`` inside ``defaults``): where that value
-    lives, which may not be the definition the request names (a re-export, the function that reads it)."""
-    from tui.engine.work.index import _codelike
-    from tui.symbols.model import enclosing
-
-    words = set(re.findall(r"[A-Za-z_$][\w$]*", request))
-    values = {next((g for g in m.groups() if g), m.group(0)) for m in _LITERAL.finditer(request)}
-    if not values:
-        return []
-    found: list[Definition] = []
-    quoted = {v for m in _LITERAL.finditer(request) for v in m.groups() if v}
-    for v in sorted(quoted):  # a quoted value given to some key ("';' by default instead of '&'" → delimiter: '&')
-        for rel, line, text in evidence.grep(index, v, 40, tests=False):
-            if re.search(r"[\w$]['\"]?\s*[:=]\s*(['\"])" + re.escape(v) + r"\1", text):
-                words.add(next(iter(re.findall(r"([\w$]+)['\"]?\s*[:=]\s*['\"]" + re.escape(v), text)), ""))
-    for name in sorted(w for w in words if len(w) > 3):
-        coded = _codelike(name)
-        for rel, line, text in evidence.grep(index, name, 40, tests=False):
-            if not _holds(text, name, coded, values):
-                continue
-            outline = index.outline(rel)
-            sym = enclosing(outline.symbols, line) if outline is not None else None
-            if sym is not None and Definition(rel, sym) not in found:
-                found.append(Definition(rel, sym))
-    return found
-
-
-def _holds(text: str, name: str, coded: bool, values: set[str]) -> bool:
-    """The line gives ``name`` one of the ``values``: beside it for a code-like name (parameterLimit), as its
-    key or assignment for a plain word (``delimiter: '&'``, ``digits=1``)."""
-    key = rf"(?<![\w$]){re.escape(name)}(?![\w$])"
-    if not re.search(key, text):
-        return False
-    for v in values:
-        val = rf"(?<![\w.]){re.escape(v)}(?!\w|\.\d)" if re.match(r"[\w-]", v) else re.escape(v)
-        if (coded and re.search(val, text)) or re.search(key + r"['\"]?\s*[:=]\s*['\"]?" + val, text):
-            return True
-    return False
 
 
 async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
@@ -301,36 +257,6 @@ async def _passes(job: Job, check: str, candidate: Candidate, language: str) -> 
         return (await trial.run_code(job, scratch, check, language=language)).ok
     finally:
         scratch.reset()
-
-
-def value_swap(text: str, d: Definition, request: str) -> str | None:
-    """The file with the one value the request replaces put in place by program, when the request gives exactly
-    two values (1000 and 2000; '&' and ';') and one line of the definition gives the one to a key or name the
-    request uses (or a code-like name beside it): a mechanical edit is not the model's to retype."""
-    found = [(m.group(0), next((g for g in m.groups() if g), None)) for m in _LITERAL.finditer(request)]
-    values = list(dict.fromkeys(inner if inner is not None else raw for raw, inner in found))
-    quoted = {inner for _, inner in found if inner is not None}
-    if len(values) != 2:
-        return None
-    from tui.engine.work.index import _codelike
-
-    words = set(re.findall(r"[A-Za-z_$][\w$]*", request))
-    lines = text.split("\n")
-    hits = []
-    for i in range(d.symbol.start - 1, min(d.symbol.end, len(lines))):
-        present = [v for v in values if any(_holds(lines[i], w, _codelike(w), {v}) for w in words if len(w) > 3)
-                   or v in quoted and re.search(r"[\w$]['\"]?\s*[:=]\s*(['\"])" + re.escape(v) + r"\1", lines[i])]
-        if len(present) == 1:
-            hits.append((i, present[0]))
-    if len(hits) != 1:
-        return None
-    i, old = hits[0]
-    new = next(v for v in values if v != old)
-    token = rf"(?<![\w.]){re.escape(old)}(?!\w|\.\d)" if re.match(r"[\w-]", old) else rf"(?<=['\"]){re.escape(old)}(?=['\"])"
-    if len(re.findall(token, lines[i])) != 1:
-        return None
-    lines[i] = re.sub(token, lambda _m: new, lines[i])
-    return "\n".join(lines)
 
 
 # -- new code -----------------------------------------------------------------------------------------------

@@ -107,11 +107,47 @@ def frames_of(text: str, index: RepoIndex) -> tuple[list[Frame], str]:
     return frames, (errors[-1].strip() if errors else "")
 
 
+def in_named_files(named: Named, files: list[str]) -> Named:
+    """A name defined in several files, its definitions in the files the request names first ("the defaults
+    object in lib/stringify.js" is stringify's, not parse's)."""
+    defs = sorted(named.definitions, key=lambda d: d.path not in files)
+    return Named(named.text, tuple(defs), named.strong) if files and defs != list(named.definitions) else named
+
+
+_REQUIRE = re.compile(r"^\s*(?:export\s+)?(?:var|let|const)\s+[\w$]+\s*=\s*require\(\s*['\"](\.{1,2}/[^'\"]+)['\"]\s*\)"
+                      r"\s*;?\s*$")
+
+
+def followed(index: RepoIndex, named: Named) -> Named:
+    """A name whose definition only loads another module (``var parse = require('./parse')``) stands for what
+    that module exports: its ``module.exports`` (or the definition of the same name there) comes first."""
+    from tui.engine.work.index import Definition
+
+    d = named.definitions[0] if named.definitions else None
+    if d is None or d.symbol.end != d.symbol.start:
+        return named
+    m = _REQUIRE.match((index.text(d.path) or "").splitlines()[d.symbol.start - 1] if index.text(d.path) else "")
+    if not m:
+        return named
+    import posixpath
+
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(d.path), m.group(1)))
+    target = next((f for f in (base, base + ".js", base + ".cjs", base + "/index.js") if index.exists(f)), None)
+    outline = index.outline(target) if target else None
+    if outline is None:
+        return named
+    exported = [s for s in outline.symbols if s.name in ("module.exports", d.symbol.name)]
+    if not exported:
+        return named
+    return Named(named.text, (Definition(target, exported[0]),) + named.definitions, named.strong)
+
+
 def gather(request: str, index: RepoIndex) -> Facts:
     facts = Facts(request)
     facts.files = index.named_files(request)
     facts.dirs = index.named_dirs(request)
-    facts.symbols = index.named_symbols(request, tests=False)
+    facts.symbols = [followed(index, in_named_files(n, facts.files))
+                     for n in index.named_symbols(request, tests=False)]
     facts.tests = [n for n in index.named_symbols(request, tests=True) if n.strong or n.text.startswith("test")]
     facts.frames, facts.error = frames_of(request, index)
     first = request.strip().split("\n", 1)[0]

@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from tui.engine.pipelines import evidence
+from tui.engine.pipelines.counting import counted
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.work import trial
@@ -125,8 +126,10 @@ def _imports(index: RepoIndex, ev: evidence.Evidence) -> tuple[str, str]:
             language = "module" if esm else "javascript"
             source = f"./{main}" if d.path.endswith((".ts", ".tsx", ".mts", ".cts")) else f"./{d.path}"
             top = d.symbol.qualname.split(".")[0]
+            what = "mod is what the file exports" if d.symbol.name == "module.exports" else \
+                f"{top} is mod.{top} (or mod.default) when exported"
             line = (f"const mod = await import('{source}');" if esm else f"const mod = require('{source}');") + \
-                f"  // {top} is mod.{top} (or mod.default) when exported"
+                f"  // {what}"
             if line not in lines:
                 lines.append(line)
             continue
@@ -186,8 +189,10 @@ def answered(ran: trial.Ran) -> bool:
 def with_imports(code: str, imports: list[str], language: str) -> str:
     """A Python snippet with the import lines of the code it is about put first by program (a snippet that forgot
     them fails with NameError, which says nothing about the code)."""
-    if language != "python":
-        return code
+    if language != "python":  # the module loaded as mod, when the snippet uses mod and does not load it itself
+        uses = re.search(r"(?<![\w$.])mod\b", code) and not re.search(r"\b(?:const|let|var)\s+mod\b|import\s.*\bmod\b", code)
+        load = next((line.split("  //", 1)[0] for line in imports if line.startswith("const mod")), "")
+        return f"{load}\n{code}" if uses and load else code
     missing = [line for line in imports if line not in code]
     return "\n".join(missing + [code]) if missing else code
 
@@ -260,7 +265,10 @@ def asks_behaviour(facts: Facts) -> bool:
 
 async def run(job: Job, facts: Facts) -> TurnDone:
     """Run or read, as one narrow choice decides (a question about named code's behaviour is run without asking);
-    a run that finds nothing to run falls back to reading."""
+    a run that finds nothing to run falls back to reading; a count of a named literal's entries is counted."""
+    done = await counted(job, facts)
+    if done is not None:
+        return done
     if asks_behaviour(facts):
         job.note("question answered by: run (it asks what named code does)")
         try:
@@ -278,20 +286,22 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     job.note(f"question answered by: {how}")
     if how in ("run", "count"):
         try:
-            return await ask_run(job, facts, count=how == "count")
+            return await ask_run(job, facts, count=how == "count", output_only=False)
         except NotHandled as err:
             job.note(f"running found no answer ({err.why}); reading the code instead")
     return await ask_read(job, facts)
 
 
-async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
-    """``count``: the files are counted in Python with the helpers, whatever the project's language."""
+async def ask_run(job: Job, facts: Facts, *, count: bool = False, output_only: bool = True) -> TurnDone:
+    """``count``: the files are counted in Python with the helpers, whatever the project's language.
+    ``output_only``: when no sentence agrees with the output, the output is the answer ("It prints: …", right for
+    what named code returns); otherwise (a question the run was only chosen for) that run did not answer it."""
     index = await job.index()
     ev = evidence.gather_code(index, facts)
     if not ev.parts and not facts.files and not facts.dirs:
         ev, _ = await evidence.searched(job.ask, index, facts.request)
     language, imports = ("python", "") if count else _imports(index, ev)
-    import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import "))]
+    import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import ", "const mod"))]
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running code for the answer was not allowed", hint=ev.text())
@@ -327,6 +337,12 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
     best_output, count = votes.most_common(1)[0]
     code = next(c for c, r in good if _norm(r.output) == best_output)
     job.tried.append(f"{len(codes)} snippet(s) run, {count} of {len(good)} that ran agree")
+    return await _said(job, facts, code, best_output, language, output_only)
+
+
+async def _said(job: Job, facts: Facts, code: str, best_output: str, language: str, output_only: bool) -> TurnDone:
+    """The answer: the model's sentence when it agrees with what ran (what was raised said by program), beside
+    the code and its output."""
     shown_output = best_output[-1500:] or "(nothing)"
     said = await job.ask.json(SAY_PROMPT.format(question=facts.request.strip()[:800], code=code[:1500],
                                                 output=shown_output),
@@ -339,6 +355,8 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False) -> TurnDone:
     if not sentence or not agrees(sentence, best_output):
         if sentence:
             job.note(f"the model's sentence disagreed with the output and was not used: {sentence}")
+        if not output_only:
+            raise NotHandled("no sentence that agrees with what ran answers it")
         sentence = "It prints:"
     fence = "python" if language == "python" else "js"  # node, CommonJS or an ES module
     return job.answer(f"{sentence}\n\n```{fence}\n{code}\n```\n```\n{shown_output}\n```")
