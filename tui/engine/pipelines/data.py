@@ -134,18 +134,7 @@ def _shown(text: str, limit_lines: int = 40) -> str:
     return head + more
 
 
-MORE_PROMPT = """A developer asked:
-<request>
-{request}
-</request>
-
-{path} did not load; its syntax has been repaired, every value kept as it was. Does the request also ask to
-change what the file holds (a value changed, added or removed, entries sorted, renamed, cleaned)?
-Reply as JSON: {{"more": true or false}}"""
-
-
-async def repair(job: Job, rel: str) -> tuple[str, bytes | None]:
-    """(what happened, the repaired file when the repair was applied)."""
+async def repair(job: Job, rel: str) -> TurnDone:
     try:
         from tui.refactor.repair import repair_file
     except ImportError:
@@ -156,45 +145,26 @@ async def repair(job: Job, rel: str) -> tuple[str, bytes | None]:
     changes = {c.path: c.after for c in outcome.changes}
     done = await job.propose(changes, f"repair {rel} ({outcome.engine})", warnings=[outcome.summary])
     if not done.applied:
-        return f"The repair of {rel} was not applied ({done.reason or 'rejected'}).", None
-    return f"Repaired {rel} with {outcome.engine}: {outcome.summary}", changes.get(rel)
+        return job.answer(f"The repair of {rel} was not applied ({done.reason or 'rejected'}).")
+    return job.answer(f"Repaired {rel} with {outcome.engine}: {outcome.summary}")
 
 
 async def run(job: Job, facts: Facts) -> TurnDone:
-    """A named file that does not parse is repaired first; when the request asks more of it than loading again
-    (one narrow question), the change is then made to the repaired file like any other."""
     files = facts.data_files
     if not files:
         raise NotHandled("the request names no data file")
     broken = [f for f in files if f in facts.unparsed]  # parsed once, when the request's facts were gathered
-    if not broken:
-        return await transform(job, facts, files)
-    said, repaired = await repair(job, broken[0])
-    if repaired is None:
-        return job.answer(said)
-    asked = await job.ask.json(MORE_PROMPT.format(request=facts.request.strip()[:1500], path=broken[0]),
-                               {"type": "object", "properties": {"more": {"type": "boolean"}}, "required": ["more"]},
-                               max_tokens=12, label="whether the request asks more than the repair")
-    if not (isinstance(asked.first, dict) and asked.first.get("more") is True):
-        return job.answer(said)
-    job.note(said + "; then the rest of the request")
-    try:
-        return await transform(job, facts, files, current={broken[0]: repaired})
-    except NotHandled as err:
-        return job.answer(f"{said}\nThe rest of the request was not done: {err.why}.")
+    if broken:
+        return await repair(job, broken[0])
+    return await transform(job, facts, files)
 
 
-async def transform(job: Job, facts: Facts, files: list[str], current: dict[str, bytes] | None = None) -> TurnDone:
-    """``current``: files as they are now when the index read them before (a repair just applied)."""
+async def transform(job: Job, facts: Facts, files: list[str]) -> TurnDone:
     index = await job.index()
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running a script in a throwaway copy was not allowed")
-    now = {f: (current[f].decode("utf-8", "replace") if current and f in current else index.text(f, 2_000_000) or "")
-           for f in files[:2]}
-    if current:
-        scratch.restore(current)
-    shown = "\n".join(f"{f} (its first lines):\n```\n{_shown(now[f])}\n```" for f in files[:2])
+    shown = "\n".join(f"{f} (its first lines):\n```\n{_shown(index.text(f, 2_000_000) or '')}\n```" for f in files[:2])
     kind = function_kind(files[0]) if len(files) == 1 else ""
     request = facts.request.strip()[:1500]
     if kind:
