@@ -81,13 +81,9 @@ def imports_for(index: RepoIndex, defs: list[Definition]) -> str:
 
 def _package_name(index: RepoIndex) -> str:
     """The JS package's name as an identifier (qs, semver; @scope/left-pad → left_pad), 'pkg' without one."""
-    from tui.safety.parsing import loads_json
+    from tui.engine.pipelines.question import package_json
 
-    try:
-        data = loads_json(index.text("package.json", 1_000_000) or "{}", "package.json")
-    except ValueError:
-        data = {}
-    name = str(data.get("name") or "") if isinstance(data, dict) else ""
+    name = str(package_json(index).get("name") or "")
     name = re.sub(r"\W+", "_", name.rsplit("/", 1)[-1]).strip("_")
     return ("_" + name if name[:1].isdigit() else name) or "pkg"
 

@@ -126,7 +126,8 @@ def followed(index: RepoIndex, named: Named) -> Named:
     d = named.definitions[0] if named.definitions else None
     if d is None or d.symbol.end != d.symbol.start:
         return named
-    m = _REQUIRE.match((index.text(d.path) or "").splitlines()[d.symbol.start - 1] if index.text(d.path) else "")
+    lines = (index.text(d.path) or "").splitlines()
+    m = _REQUIRE.match(lines[d.symbol.start - 1]) if d.symbol.start <= len(lines) else None
     if not m:
         return named
     import posixpath

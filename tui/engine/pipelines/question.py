@@ -102,15 +102,20 @@ If the code shown does not answer it, say what you would need to look at.
 Reply as JSON: {{"answer": "..."}}"""
 
 
-def package_entry(index: RepoIndex) -> tuple[str, bool]:
-    """(the JS package's entry as a path from the root, whether it is an ES module package) from package.json."""
+def package_json(index: RepoIndex) -> dict[str, Any]:
+    """The root package.json as a dict ({} when there is none or it does not load)."""
     from tui.safety.parsing import loads_json
 
     try:
         data = loads_json(index.text("package.json", 1_000_000) or "{}", "package.json")
     except ValueError:
         data = {}
-    data = data if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def package_entry(index: RepoIndex) -> tuple[str, bool]:
+    """(the JS package's entry as a path from the root, whether it is an ES module package) from package.json."""
+    data = package_json(index)
     main = str(data.get("main") or data.get("module") or "index.js").removeprefix("./")
     return main, data.get("type") == "module"
 
