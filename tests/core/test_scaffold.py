@@ -187,6 +187,25 @@ async def test_a_name_written_as_the_new_files_path_is_that_name_in_that_directo
     with pytest.raises(ToolError):
         await scaffold_tool.SPEC.propose(_ctx(repo), {"kind": "module", "name": "../outside.py"})
     assert not (tmp_path / "outside.py").exists()
+    with pytest.raises(ToolError):  # a file of another language than the project's
+        await scaffold_tool.SPEC.propose(_ctx(repo), {"kind": "module", "name": "src/calc/helpers.ts"})
+
+
+async def test_a_module_named_by_a_kebab_case_path_is_written_to_that_file(tmp_path: Path) -> None:
+    """JS and TS projects often name files in kebab case: "src/path-utils.js" is the module pathUtils written to
+    src/path-utils.js (not refused as "a name, not a path", not renamed), its test where the project keeps tests,
+    loading it by that path; the template's test passes with the project's runner."""
+    repo = fx.build(tmp_path / "node", fx.NODE_TEST_FILES)
+    for name, options in (("src/path-utils.js", {}), ("path-utils.js", {"dir": "src"})):
+        proposal = await scaffold_tool.SPEC.propose(_ctx(repo), {"kind": "module", "name": name, "options": options})
+        assert proposal.files == ["src/path-utils.js", "test/path-utils.test.js"], proposal.files
+    scaffold = build_scaffold(repo, "module", "pathUtils", None, "src/path-utils.js")
+    assert "require('../src/path-utils.js')" in scaffold.files["test/path-utils.test.js"]
+    for rel, text in scaffold.files.items():
+        (repo / rel).write_text(text)
+    ran = subprocess.run(["node", "--test", "test/path-utils.test.js"], cwd=repo, capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 0 and "# pass 1" in ran.stdout, ran.stdout + ran.stderr
 
 
 def test_cli_asks_and_writes_only_on_yes(tmp_path: Path) -> None:

@@ -16,12 +16,13 @@ __all__ = ["KINDS", "Conventions", "Project", "Scaffold", "build_scaffold", "det
            "scaffold_diff", "validate"]
 
 
-def build_scaffold(repo: Path, kind: str, name: str, directory: str | None = None) -> Scaffold:
-    """Render and check: every target must be inside the repo and must not exist yet."""
+def build_scaffold(repo: Path, kind: str, name: str, directory: str | None = None,
+                   file: str | None = None) -> Scaffold:
+    """Render and check: every target must be inside the repo and must not exist yet (``file``: render's)."""
     from tui.safety.paths import resolve_in_repo
 
     validate(kind, name)
-    scaffold = render(repo, detect_project(repo), kind, name, directory)
+    scaffold = render(repo, detect_project(repo), kind, name, directory, file)
     for rel in scaffold.files:
         target = resolve_in_repo(repo, rel)
         if target.exists() or target.is_symlink():

@@ -185,13 +185,17 @@ def _page(repo: Path, project: Project, kind: str, name: str, base: str | None) 
                     [f"{conv.router or 'app'} router"])
 
 
-def _python_module(repo: Path, project: Project, name: str, base: str | None, widget: bool) -> Scaffold:
+def _python_module(repo: Path, project: Project, name: str, base: str | None, widget: bool,
+                   file: str | None = None) -> Scaffold:
     root = project.root
     conv = project.conventions
     snake = styled(name, "snake") if widget else name
     package_dir = base or project.package_dir or "."
     if widget and not base and (root / package_dir / "widgets" / "__init__.py").exists():
         package_dir = f"{package_dir}/widgets"
+    if file:  # the file the developer named, as named
+        package_dir, _, snake = file[:-3].rpartition("/")
+        package_dir = package_dir or "."
     source = f"{package_dir}/{snake}.py".removeprefix("./")
     module_path = source[:-3]
     if project.src_layout and module_path.startswith("src/"):
@@ -207,15 +211,19 @@ def _python_module(repo: Path, project: Project, name: str, base: str | None, wi
     return Scaffold(kind, name, files, test, [f"module {import_path}", f"pytest test at {test}"])
 
 
-def _js_module(repo: Path, project: Project, name: str, base: str | None) -> Scaffold:
+def _js_module(repo: Path, project: Project, name: str, base: str | None, file: str | None = None) -> Scaffold:
     conv = project.conventions
     folder = base or (conv.module_dir if project.kind == "node" else ("src/lib" if project.src_layout else "lib"))
     stem = styled(name, conv.naming) if conv.naming in ("kebab", "snake") else name
     ext = conv.module_ext
-    source = f"{folder}/{stem}.{ext}"
+    if file:  # the file the developer named, as named (its folder, its spelling, its extension)
+        folder, _, leaf = file.rpartition("/")
+        stem, _, ext = leaf.rpartition(".")
+        folder = folder or "."
+    source = f"{folder}/{stem}.{ext}".removeprefix("./")
     test = _test_path(conv, source, stem, ext)
-    esm = conv.esm or ext == "ts"
-    imp = _rel_import(test, source) + ("" if ext == "ts" else ".js")
+    esm = (conv.esm or ext in ("ts", "mjs")) and ext != "cjs"
+    imp = _rel_import(test, source) + ("" if ext == "ts" else "." + ext)
     framework = conv.test_framework or "node"
     values = {"name": name, "title": " ".join(words(name)).capitalize(),
               "export_kw": "export " if esm else "", "cjs_export": "" if esm else f"module.exports = {{ {name} }};"}
@@ -231,7 +239,8 @@ def _js_module(repo: Path, project: Project, name: str, base: str | None) -> Sca
     test_text = fill(project.root, "module", "test.js.tmpl", {
         **values, "test_imports": test_imports, "import_stmt": import_stmt, "assert_line": assert_line,
         "describe_open": open_, "describe_close": close})
-    files = {source: fill(project.root, "module", f"module.{ext}.tmpl", values), test: test_text}
+    files = {source: fill(project.root, "module", f"module.{'ts' if ext == 'ts' else 'js'}.tmpl", values),
+             test: test_text}
     return Scaffold("module", name, files, test, [f"{'ESM' if esm else 'CommonJS'} module", f"{framework} test"])
 
 
@@ -243,9 +252,19 @@ def _go_package(repo: Path, project: Project, name: str, base: str | None) -> Sc
     return Scaffold("package", name, files, f"./{folder}", ["Go package with its test"])
 
 
-def render(repo: Path, project: Project, kind: str, name: str, directory: str | None = None) -> Scaffold:
-    """The files for ``kind``/``name`` in this project, following its conventions. Nothing is written."""
+def render(repo: Path, project: Project, kind: str, name: str, directory: str | None = None,
+           file: str | None = None) -> Scaffold:
+    """The files for ``kind``/``name`` in this project, following its conventions. Nothing is written. ``file``:
+    a module's own path when the developer named it (lib/path-utils.ts), used as it is; its test follows the
+    project's conventions."""
     validate(kind, name)
+    if file is not None:
+        file = file.strip().strip("/")
+        if kind != "module" or not re.fullmatch(r"[\w.@-]+(?:/[\w.@-]+)*\.(?:py|[cm]?js|ts)", file) or ".." in file:
+            raise ToolError(f"invalid module file {file!r}", "A path inside the repo ending in .py, .js or .ts.")
+        if file.endswith(".py") != (project.kind in ("python", "textual")):
+            raise ToolError(f"{file}: not a module of this {project.kind} project",
+                            KINDS_BY_PROJECT.get(project.kind, KINDS_HINT))
     base = directory.strip("/") if directory else None
     pk = project.kind
     if kind == "component" and pk in ("nextjs", "react"):
@@ -253,11 +272,11 @@ def render(repo: Path, project: Project, kind: str, name: str, directory: str | 
     if kind in ("page", "route"):
         return _page(repo, project, kind, name, base)
     if kind == "module" and pk in ("python", "textual"):
-        return _python_module(repo, project, name, base, widget=False)
+        return _python_module(repo, project, name, base, widget=False, file=file)
     if kind == "widget" and pk in ("python", "textual"):
         return _python_module(repo, project, name, base, widget=True)
     if kind == "module" and pk in ("nextjs", "react", "node"):
-        return _js_module(repo, project, name, base)
+        return _js_module(repo, project, name, base, file)
     if kind == "package" and pk == "go":
         return _go_package(repo, project, name, base)
     raise ToolError(f"no {kind} template for a {pk} project", KINDS_BY_PROJECT.get(pk, KINDS_HINT))

@@ -25,22 +25,32 @@ def _directory(args: dict[str, Any]) -> str | None:
     return str(value) if value else None
 
 
-def _split(name: str, directory: str | None) -> tuple[str, str | None]:
+def split_name(name: str, directory: str | None) -> tuple[str, str | None, str | None]:
     """A name given as the new file's path, with its extension (lib/range.js, the way models and people often
     write it), is the name range in the directory lib when no directory is given as well; the checks of name and
-    place still apply. Anything else with a slash is refused as before ("a name, not a path")."""
+    place still apply. A module's path is kept as its file (lib/path-utils.js: the module pathUtils written to
+    that file; render refuses one outside the repo or of another language). Anything else with a slash is refused
+    as before ("a name, not a path")."""
     if not re.search(r"\.(?:py|[cm]?js|jsx|ts|tsx|go|rs)$", name):
-        return name, directory
-    if directory is None and "/" in name:
-        directory, _, name = name.rpartition("/")
-        directory = directory or None
-    return name.rsplit(".", 1)[0], directory
+        return name, directory, None
+    folder = (directory or "").strip().strip("/")
+    file = name if not folder or name.startswith(folder + "/") else f"{folder}/{name}"
+    directory, _, name = file.rpartition("/")
+    return file_name(name.rsplit(".", 1)[0]), directory or None, file
+
+
+def file_name(stem: str) -> str:
+    """The identifier of a module whose file is ``stem`` (path-utils: pathUtils); other stems as they are."""
+    from tui.scaffold.render import CAMEL, styled
+
+    return stem if CAMEL.match(stem) or not re.fullmatch(r"[A-Za-z][\w-]*", stem) else styled(stem, "camel")
 
 
 async def propose(ctx: ToolContext, args: dict[str, Any]) -> Proposal:
     kind = str_arg(args, "kind").strip().lower()
-    name, directory = _split(str_arg(args, "name").strip(), _directory(args))
-    scaffold = await asyncio.to_thread(build_scaffold, ctx.repo, kind, name, directory)
+    name, directory, file = split_name(str_arg(args, "name").strip(), _directory(args))
+    scaffold = await asyncio.to_thread(build_scaffold, ctx.repo, kind, name, directory,
+                                       file if kind == "module" else None)
     diff = scaffold_diff(scaffold)
     files = list(scaffold.files)
     return Proposal(

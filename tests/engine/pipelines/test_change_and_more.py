@@ -452,3 +452,91 @@ def test_a_scaffolded_module_without_a_check_gets_a_test_that_imports_it_and_fin
                          cwd=tmp_path, capture_output=True, text=True)
     assert ran.returncode == 0, ran.stdout
     assert "pass" in module_test("pkg.slug", "slug", None, "(" * 5000), "hostile code: no names, no crash"
+
+
+def _ts_repo(where: Path) -> Path:
+    """A small TypeScript package tested by jest through ts-jest (which checks types), its node_modules the pinned
+    test dependencies of the TypeScript refactoring tests (typescript, jest, ts-jest, @types/jest)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if not (shutil.which("node") and shutil.which("npm") and shutil.which("bwrap")):
+        pytest.skip("node, npm and bwrap are needed")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    from benchreal import sources
+
+    try:
+        modules = sources.node_modules("refactor-ts")
+    except sources.BenchError as exc:
+        pytest.skip(f"the pinned test dependencies could not be installed: {exc}")
+    repo = make_repo(where, {
+        "package.json": json.dumps({"name": "paths", "version": "1.0.0", "scripts": {"test": "jest"}}),
+        "jest.config.js": "module.exports = { preset: 'ts-jest', testEnvironment: 'node' };\n",
+        "tsconfig.json": json.dumps({"compilerOptions": {"target": "es2019", "module": "commonjs", "strict": True},
+                                     "include": ["src"]}),
+        ".gitignore": "node_modules\n",
+        "src/trim.ts": "/** s without the slashes at its ends. */\nexport function trimSlashes(s: string): string {\n"
+                       "  return s.replace(/^\\/+|\\/+$/g, '');\n}\n",
+        "src/__tests__/trim.test.ts": "import { trimSlashes } from '../trim';\n\ntest('trim', () => {\n"
+                                      "  expect(trimSlashes('/a/')).toBe('a');\n});\n"})
+    subprocess.run(["cp", "-al", str(modules), str(repo / "node_modules")], check=True)
+    return repo
+
+
+async def test_a_typescript_module_named_by_its_kebab_case_path_is_filled_checked_and_tested(
+        tmp_path: Path, ollama_server) -> None:
+    """"Add src/path-utils.ts ...": the module goes to that very file (its identifier pathUtils only names the
+    test); the check written for the request runs against the TypeScript sources through the project's own
+    compiler (the module imports a sibling the ES-module way, with a .js extension), so a candidate that fails it
+    is not proposed; the test imports the module without an extension and passes under ts-jest, types checked."""
+    import subprocess
+
+    repo = _ts_repo(tmp_path / "repo")
+    check = ("import assert from 'node:assert';\nimport { joinPosix } from './src/path-utils.js';\n"
+             "assert.strictEqual(joinPosix('/a/', '/b'), 'a/b');")
+    wrong = "export function joinPosix(...parts: string[]): string {\n  return parts.join('/');\n}\n"
+    right = ("import { trimSlashes } from './trim';\n\n/** The parts joined by one slash. */\n"
+             "export function joinPosix(...parts: string[]): string {\n"
+             "  return parts.map(trimSlashes).filter((p) => p).join('/');\n}\n")
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Add a new module src/path-utils.ts exporting joinPosix(...parts: string[]) that "
+        "joins the parts with single slashes.",
+        [js({"code": check})] * 3 + [js({"code": wrong}), js({"code": right}), js({"code": wrong})])
+    assert (repo / "src/path-utils.ts").read_text() == right, [(e.text if hasattr(e, "text") else e.summary)
+                                                                for e in events if hasattr(e, "text") or hasattr(e, "summary")]
+    test = (repo / "src/__tests__/path-utils.test.ts").read_text()
+    assert "import { joinPosix } from '../path-utils';" in test and "node:assert" not in test
+    assert len(edits(approver)) == 1 and "Created src/path-utils.ts" in done.text, done.text
+    ran = subprocess.run(["node", "node_modules/jest/bin/jest.js", "--ci"], cwd=repo, capture_output=True, text=True,
+                         timeout=300)
+    assert ran.returncode == 0 and "Tests:       2 passed" in ran.stderr, ran.stdout + ran.stderr
+
+
+def test_a_check_that_compares_a_call_with_an_exception_class_checks_that_the_call_raises() -> None:
+    """``assert mean([]) == ValueError`` (how a small model writes "raises ValueError", on one line with others)
+    becomes a check that the call raises, with the helper it needs; the other asserts stay as written."""
+    import subprocess
+    import sys
+
+    from tui.engine.pipelines.change import raising
+
+    check = raising("from statistics import mean; assert mean([]) == StatisticsError; assert mean([1, 2]) == 1.5")
+    assert check.endswith("from statistics import mean\nassert raises(StatisticsError, lambda: mean([]))\n"
+                          "assert mean([1, 2]) == 1.5")
+    check = check.replace("from statistics import mean", "from statistics import mean, StatisticsError")
+    assert subprocess.run([sys.executable, "-c", check], timeout=30).returncode == 0
+    wrong = check.replace("mean([])", "mean([3])")
+    assert subprocess.run([sys.executable, "-c", wrong], capture_output=True, timeout=30).returncode == 1
+    assert raising("assert f(") == "assert f("  # does not parse: left for its run to say why
+    assert "def raises" not in raising("assert abs(-1) == 1")
+
+
+def test_a_module_cut_at_the_token_limit_keeps_its_whole_statements_and_loses_its_fence() -> None:
+    from tui.engine.pipelines.rewrite import code_of, whole_python
+
+    cut = code_of({"code": "```python\nimport os\n\n\ndef mean(seq):\n    return sum(seq) / len(seq)\n\n\n"
+                           "def _test_mean():\n    assert mean([1]) == 1\n    assert mean([1, 2, 3, 4"})
+    assert whole_python(cut) == "import os\n\n\ndef mean(seq):\n    return sum(seq) / len(seq)\n"
+    assert code_of({"code": "```js\nconst a = 1;\n```"}) == "const a = 1;"
+    assert whole_python("x = (\n") == "x = (\n"  # nothing whole to keep: as it is

@@ -169,8 +169,8 @@ def test_a_request_about_a_docstring_is_docs_whatever_the_sentence_says() -> Non
 
 def test_a_code_file_to_create_named_by_path_is_a_scaffold_unless_existing_code_is_named(tmp_path: Path) -> None:
     """A path that does not exist yet is a file to create: with no existing code named, a scaffold (its name and
-    directory from the path); naming existing code too (a move there) is left to the model. Bare names ending
-    in .js (Node.js) and test files are not files to create."""
+    directory from the path, the file as named); naming existing code too (a move there) is left to the model. Bare
+    names ending in .js (Node.js) and test files are not files to create."""
     from tui.engine.pipelines.classify import by_structure
     from tui.engine.pipelines.facts import gather
     from tui.engine.pipelines.scaffold import named
@@ -188,8 +188,10 @@ def test_a_code_file_to_create_named_by_path_is_a_scaffold_unless_existing_code_
         decided = by_structure(facts)
         assert (decided.name if decided else None) == kind, request
     assert named(gather("Create lib/range.js exporting clamp.", index)) == {"kind": "module", "name": "range",
-                                                                          "dir": "lib"}
-    assert named(gather("Create lib/my-range.js exporting clamp.", index)) is None  # not a name it accepts: ask
+                                                                          "dir": "lib", "file": "lib/range.js"}
+    # a kebab-case file (the way many JS/TS projects name theirs) is the module myRange written to that very file
+    assert named(gather("Create lib/my-range.js exporting clamp.", index)) == {
+        "kind": "module", "name": "myRange", "dir": "lib", "file": "lib/my-range.js"}
 
 
 async def test_how_many_entries_a_named_literal_has_is_counted_in_the_file_the_question_names(

@@ -9,6 +9,7 @@ at the end of its module or class, with the module's ``__all__`` and its package
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 from typing import Any
@@ -29,12 +30,25 @@ CHECK_PROMPT = """A developer asked for this change to their code:
 </request>
 
 {code}
-Write a few {language} assert statements that will be true once the change is made (and that test exactly what the
-request asks). {imports}
-Reply as JSON: {{"code": "<import line(s) and asserts>"}}"""
+Write three to six {language} assert statements, one per line, that will be true once the change is made (and that
+test exactly what the request asks). {raises} {imports}
+Reply as JSON: {{"code": "the import line(s), then the asserts"}}"""
+
+RAISES = {"python": "For a call that must raise: assert raises(ValueError, lambda: f(x)) (raises is defined for you).",
+          "javascript": "For a call that must throw: assert.throws(() => f(x));"}
+
+RAISES_HELPER = """def raises(error, call, *args, **kwargs):  # devagent: whether the call raises the error
+    try:
+        call(*args, **kwargs)
+    except error:
+        return True
+    return False
+
+"""
 
 LANGUAGES = {"python": "Python", "javascript": "JavaScript (node's assert module)",
-             "module": "JavaScript (node's assert module, ES module imports)"}
+             "module": "JavaScript (node's assert module, ES module imports)",
+             "typescript": "TypeScript (node's assert module, ES module imports)"}
 
 CHANGE_PROMPT = """A developer asked for this change:
 <request>
@@ -68,6 +82,34 @@ Which of these definitions has to change for it?
 Reply as JSON: {{"definition": "<one of the names listed>"}}"""
 
 
+_ERROR_NAME = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)$")
+
+
+def raising(snippet: str) -> str:
+    """A Python check, one statement per line; one that says a call raises the way a small model writes it
+    (``assert f(x) == ValueError``, never what anyone means) becomes ``assert raises(ValueError, lambda: f(x))``,
+    and the ``raises`` helper the prompt offers is defined above the asserts when they use it. A snippet that does
+    not parse is left as it is (its check fails and says why)."""
+    from tui.safety.parsing import parse_python
+
+    try:
+        tree = parse_python(snippet)
+    except (SyntaxError, ValueError, RecursionError):
+        return snippet
+    lines = []
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.Assert) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)) and \
+                isinstance(test.comparators[0], ast.Name) and _ERROR_NAME.match(test.comparators[0].id):
+            lines.append(f"assert raises({test.comparators[0].id}, lambda: {ast.unparse(test.left)})")
+        else:
+            lines.append(ast.get_source_segment(snippet, node) or ast.unparse(node))
+    snippet = "\n".join(lines)
+    uses = any(isinstance(n, ast.Name) and n.id == "raises" for n in ast.walk(tree)) or "assert raises(" in snippet
+    defined = any(isinstance(n, ast.FunctionDef) and n.name == "raises" for n in tree.body)
+    return RAISES_HELPER + snippet if uses and not defined else snippet
+
+
 def imports_for(index: RepoIndex, defs: list[Definition]) -> str:
     lines = []
     for d in defs:
@@ -89,14 +131,21 @@ def _package_name(index: RepoIndex) -> str:
 
 
 def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
-    """(how a check of ``top`` in the JS file ``rel`` runs: javascript or module, the line that loads it by its
-    export: default or named, CommonJS or ES module), by reading the file; None for what node cannot run as it
-    is (TypeScript)."""
+    """(how a check of ``top`` in the JS or TS file ``rel`` runs: javascript, module or typescript, the line that
+    loads it by its export: default or named, CommonJS or ES module), by reading the file; None for other
+    languages."""
     from tui.engine.pipelines.question import package_entry
 
+    from tui.engine.work.tsrun import is_typescript
+
+    text = index.text(rel) or ""
+    if is_typescript(rel):  # run through the project's compiler (tsrun.py), imported the ES-module way
+        default = re.search(rf"^export\s+default\s+(?:abstract\s+)?(?:async\s+)?(?:function\*?\s+|class\s+)?"
+                            rf"{re.escape(top)}\b|^export\s+default\s+{re.escape(top)}\s*;?\s*$", text, re.M)
+        path = "./" + rel.rsplit(".", 1)[0]
+        return "typescript", (f"import {top} from '{path}';" if default else f"import {{ {top} }} from '{path}';")
     if not rel.endswith((".js", ".cjs", ".mjs")):
         return None
-    text = index.text(rel) or ""
     esm = rel.endswith(".mjs") or (not rel.endswith(".cjs") and (package_entry(index)[1] or bool(
         re.search(r"^\s*export\s", text, re.M))))
     name = re.escape(top)
@@ -170,15 +219,15 @@ async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definit
     if scratch is None or (language == "python" and not all(d.path.endswith(".py") for d in defs)):
         return None
     asked = await job.ask.json(CHECK_PROMPT.format(request=request.strip()[:1500], code=code,
-                                                   imports=imports_for(index, defs), language=LANGUAGES[language]),
+                                                   imports=imports_for(index, defs), language=LANGUAGES[language],
+                                                   raises=RAISES.get(language, RAISES["javascript"])),
                                {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]},
                                n=job.samples, max_tokens=300, label="a check for the request")
     for value in asked.values:
         snippet = str(value.get("code") or "").strip() if isinstance(value, dict) else ""
         if "assert" not in snippet:
             continue
-        if language != "python":
-            snippet = deep_asserts(snippet)
+        snippet = deep_asserts(snippet) if language != "python" else raising(snippet)
         if not must_fail:
             return snippet
         ran = await trial.run_code(job, scratch, snippet, language=language)

@@ -40,17 +40,45 @@ class Goal:
     doc: str = ""  # its docstring, left out of the prompt and put back into a whole rewrite that has none
 
 
-_FENCED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.S)
+_OPENING = re.compile(r"\A\s*```[\w+-]*[ \t]*\n")
+_CLOSING = re.compile(r"\n?```\s*\Z")
 
 
 def code_of(value: Any) -> str:
     """The code of a ``{"code": ...}`` reply, without the Markdown fence a model often wraps it in (in JS a fence
-    still parses, as a call of an empty template string, and fails only when run)."""
+    still parses, as a call of an empty template string, and fails only when run). The opening and the closing
+    fence go each on its own: a reply cut at the token limit has only the first."""
     code = value.get("code") if isinstance(value, dict) else None
     if not isinstance(code, str) or not code.strip():
         return ""
-    fenced = _FENCED.match(code)
-    return fenced.group(1) if fenced else code
+    opened = _OPENING.match(code)
+    if opened:
+        code = _CLOSING.sub("", code[opened.end():])
+    return code
+
+
+def whole_python(code: str) -> str:
+    """Python code cut short (a reply that reached its token limit mid-definition) without the top-level statement
+    it was cut in: the longest run of whole top-level statements from the start. Code that parses, or whose start
+    does not, is returned as it is (its check says what is wrong)."""
+    from tui.safety.parsing import parse_python
+
+    def parses(text: str) -> bool:
+        try:
+            parse_python(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return False
+        return True
+
+    if parses(code):
+        return code
+    lines = code.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if i and line[:1] not in ("", " ", "\t", "\n", "#", ")", "]", "}")]
+    for i in reversed(starts):
+        head = "".join(lines[:i]).rstrip() + "\n"
+        if head.strip() and parses(head):
+            return head
+    return code
 
 
 def spliced(job: Job, rel: str, text: str, symbol: str, code: str) -> str | None:

@@ -5,7 +5,9 @@ A Python or JavaScript module is filled with what the request asks of it: the sc
 test file, the model writes the module (several candidates), the program writes the test from a check written for
 the request (asserts; for JS in the project's test framework, node:test when it has none of jest or vitest), and
 each candidate is tried in the throwaway copy (it parses, lints, imports, the check passes, the suite still does);
-the best is proposed. TypeScript modules are not filled (node cannot run them here without a build). When no candidate passes, or for any other kind, the
+the best is proposed. A TypeScript module's check runs through the project's compiler (tui/engine/work/tsrun.py);
+its test, in jest or vitest, is what checks its types when the suite runs. When no candidate passes, or for any
+other kind, the
 scaffold tool's template files are proposed as they are, approved as usual.
 """
 
@@ -26,7 +28,7 @@ MODULE_PROMPT = """A developer asked:
 {request}
 </request>
 
-The new module is {source}, imported as {module}.{example}
+The new module is {source}, imported as {module}.
 Write the whole new module: what the request asks it to contain, each definition with a {doc}. No tests.{exports}
 Reply as JSON: {{"code": "<the whole module>"}}"""
 
@@ -43,6 +45,7 @@ Reply as JSON: {{"kind": "<kind>", "name": "<name>", "dir": "<directory or empty
 async def run(job: Job, facts: Facts) -> TurnDone:
     from tui.llm.base import ToolCall
     from tui.scaffold import KINDS
+    from tui.tools.scaffold import split_name
 
     value = named(facts)
     if value is None:
@@ -55,11 +58,15 @@ async def run(job: Job, facts: Facts) -> TurnDone:
     name = str(value.get("name") or "").strip()
     if not name or value.get("kind") not in KINDS:
         raise NotHandled("no kind and name for the scaffold")
-    args: dict[str, object] = {"kind": value["kind"], "name": name}
-    if str(value.get("dir") or "").strip():
-        args["options"] = {"dir": str(value["dir"]).strip()}
+    directory = str(value.get("dir") or "").strip() or None
+    file = value.get("file") or None
+    if file is None and value["kind"] == "module":  # a name the model wrote as a path (src/path-utils.ts)
+        name, directory, file = split_name(name, directory)
+    args: dict[str, Any] = {"kind": value["kind"], "name": file or name}
+    if directory and not file:
+        args["options"] = {"dir": directory}
     if value["kind"] == "module":
-        done = await _filled_module(job, facts, name, args.get("options", {}).get("dir"))  # type: ignore[union-attr]
+        done = await _filled_module(job, facts, name, directory, file)
         if done is not None:
             return done
     spec = job.agent.tools.get("scaffold")
@@ -75,28 +82,36 @@ async def run(job: Job, facts: Facts) -> TurnDone:
 
 def named(facts: Facts) -> dict[str, str] | None:
     """The kind, name and directory from the one new code file the request names by path (lib/range.js: a module
-    range in lib; ui/Card.tsx: a component), when that name is one the scaffold accepts; else None (ask)."""
+    range in lib, written to that file; src/path-utils.ts: the module pathUtils in that file; ui/Card.tsx: a
+    component), when that name is one the scaffold accepts; else None (ask)."""
     from tui.protocol.errors import ToolError
     from tui.scaffold import validate
+
+    from tui.tools.scaffold import file_name
 
     if len(facts.new_files) != 1:
         return None
     path = facts.new_files[0]
     folder, _, file = path.rpartition("/")
-    stem = file.rsplit(".", 1)[0]
     kind = "component" if file.endswith((".tsx", ".jsx")) else "module"
+    stem = file.rsplit(".", 1)[0]
+    name = file_name(stem) if kind == "module" and not file.endswith(".py") else stem
     try:
-        validate(kind, stem)
+        validate(kind, name)
     except ToolError:
         return None
-    return {"kind": kind, "name": stem, "dir": folder}
+    return {"kind": kind, "name": name, "dir": folder, **({"file": path} if kind == "module" else {})}
 
 
 def module_test(module: str, name: str, check: str | None, code: str) -> str:
     """The new module's test, by program: the check written for the request as a test function, else a test that
     the module defines what the candidate says it does."""
     if check:
-        return f"def test_{name}() -> None:\n{textwrap.indent(check.strip(), '    ')}\n"
+        from tui.engine.pipelines.change import RAISES_HELPER
+
+        helper = RAISES_HELPER + "\n" if check.startswith(RAISES_HELPER) else ""
+        body = check[len(RAISES_HELPER):] if helper else check
+        return f"{helper}def test_{name}() -> None:\n{textwrap.indent(body.strip(), '    ')}\n"
     from tui.safety.parsing import parse_python
 
     try:  # the model's code: parsed with the depth limit
@@ -114,6 +129,8 @@ def _language(plan: Any, source: str, test: str) -> str | None:
         return "python"
     if source.endswith((".js", ".cjs", ".mjs")) and test.endswith((".js", ".cjs", ".mjs")):
         return "javascript" if "module.exports" in plan.files.get(source, "") else "module"
+    if source.endswith(".ts") and test.endswith(".ts"):
+        return "typescript"
     return None
 
 
@@ -146,18 +163,26 @@ def with_js_exports(code: str, esm: bool) -> str:
 
 
 def js_module_test(source: str, test: str, name: str, check: str | None, esm: bool, framework: str) -> str:
-    """The new JS module's test in the project's test framework, by program: the check written for the request
-    (its imports at the top, the module's path as seen from the test file), else a test that it loads."""
+    """The new JS or TS module's test in the project's test framework, by program: the check written for the
+    request (its imports at the top, the module's path as seen from the test file), else a test that it loads.
+    A TypeScript test imports the module without its extension and loads node's assert in a form every compiler
+    setting accepts (a default import needs esModuleInterop; ts-jest checks types)."""
     from tui.scaffold.render import _rel_import
 
-    here = _rel_import(test, source) + "." + source.rsplit(".", 1)[1]
-    spec = re.compile(r"""(['"])(?:\./)?%s(?:\.[cm]?js)?\1""" % re.escape(source.rsplit(".", 1)[0]))
+    ts = source.endswith(".ts")
+    here = _rel_import(test, source) + ("" if ts else "." + source.rsplit(".", 1)[1])
+    spec = re.compile(r"""(['"])(?:\./)?%s(?:\.[cm]?[jt]s)?\1""" % re.escape(source.rsplit(".", 1)[0]))
     head, body = _js_parts(check or "")
     head = [spec.sub(lambda m: m.group(1) + here + m.group(1), line) for line in head]
     if not check:
         head = [f"import * as mod from '{here}';" if esm else f"const mod = require('{here}');"]
         body = ["assert.ok(Object.keys(mod).length > 0);"]
-    if not any("assert" in line for line in head):
+    if ts:
+        head = [line for line in head if not re.search(r"""['"](?:node:)?assert(?:/strict)?['"]""", line)]
+        head.insert(0, "import assert from 'node:assert';" if framework == "vitest" else
+                    "// eslint-disable-next-line @typescript-eslint/no-var-requires\n"
+                    "const assert: any = require('assert');")
+    elif not any("assert" in line for line in head):
         head.insert(0, "import assert from 'node:assert';" if esm else "const assert = require('node:assert');")
     if framework == "vitest":
         head.insert(0, "import { test } from 'vitest';")
@@ -167,16 +192,16 @@ def js_module_test(source: str, test: str, name: str, check: str | None, esm: bo
     return "\n".join(head) + f"\n\ntest('{name}', () => {{\n{inner}\n}});\n"
 
 
-async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> TurnDone | None:
-    """A new Python or JavaScript module with the request's content, checked; None when it cannot be made that
-    way."""
+async def _filled_module(job: Job, facts: Facts, name: str, directory: Any, file: str | None = None) -> TurnDone | None:
+    """A new Python or JavaScript module with the request's content (in ``file`` when the developer named it),
+    checked; None when it cannot be made that way."""
     from tui.engine.pipelines.change import check_for
-    from tui.engine.pipelines.rewrite import Goal, propose_best
+    from tui.engine.pipelines.rewrite import Goal, propose_best, whole_python
     from tui.protocol.errors import ToolError
     from tui.scaffold import build_scaffold, detect_project
 
     try:
-        plan = await asyncio.to_thread(build_scaffold, job.repo, "module", name, directory or None)
+        plan = await asyncio.to_thread(build_scaffold, job.repo, "module", name, directory or None, file)
     except ToolError as err:
         job.note(f"scaffold: {err}")
         return None
@@ -186,8 +211,8 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
     found = re.match(r"from (\S+) import", plan.files.get(test, ""))
     if language is None or (language == "python" and not found):
         return None
-    esm = language == "module"
-    module = found.group(1) if found else "./" + source
+    esm = language in ("module", "typescript")
+    module = found.group(1) if found else "./" + (source.rsplit(".", 1)[0] if language == "typescript" else source)
     how = (f"like this: from {module} import ..." if language == "python" else
            f"like this: import {{ ... }} from '{module}';" if esm else f"like this: const {{ ... }} = require('{module}');")
     check = await check_for(job, await job.index(), facts.request, [],
@@ -196,8 +221,9 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
     exports = "" if language == "python" else " Export each public name with export." if esm else \
         " Export the public names at the end: module.exports = { ... };"
     loads = (f"import * as mod from '{module}';" if esm else f"require('{module}');") if language != "python" else None
+    if language == "typescript":
+        loads = f"import * as mod from '{module}';\nassert.ok(Object.keys(mod).length > 0);"
     goal = Goal(MODULE_PROMPT.format(request=facts.request.strip()[:1500], source=source, module=module,
-                                     example=await _example(job, source, language),
                                      doc="docstring" if language == "python" else "JSDoc comment", exports=exports),
                 label=f"the module {module}", target=test if language == "python" else None, check=check or loads,
                 language=language, before_label="before the new module", max_tokens=1200)
@@ -206,8 +232,7 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
     def place(code: str) -> dict[str, bytes | None] | None:
         if not code.strip():
             return None
-        if language != "python":
-            code = with_js_exports(code, esm)
+        code = whole_python(code) if language == "python" else with_js_exports(code, esm)
         made = module_test(module, name, check, code) if language == "python" else \
             js_module_test(source, test, name, check, esm, framework)
         return {source: (code.rstrip() + "\n").encode(), test: made.encode()}
@@ -221,15 +246,3 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any) -> T
         job.note(f"the filled module: {err.why}; the template instead")
         return None
     return job.answer(f"Created {source} and {test}; checked: {note}.")
-
-
-async def _example(job: Job, source: str, language: str) -> str:
-    """The start of a sibling module, for the style (how it exports, its comments)."""
-    index = await job.index()
-    ext = (".py",) if language == "python" else (".js", ".cjs", ".mjs")
-    folder = source.rsplit("/", 1)[0] if "/" in source else ""
-    sibling = next((f for f in index.files if f.endswith(ext) and (f.rsplit("/", 1)[0] if "/" in f else "") == folder
-                    and not f.endswith("__init__.py") and ".test." not in f and ".spec." not in f), None)
-    head = "\n".join((index.text(sibling) or "").splitlines()[:20]) if sibling else ""
-    fence = "python" if language == "python" else "js"
-    return f"\nFor the style, the start of {sibling}:\n```{fence}\n{head}\n```" if head else ""

@@ -135,7 +135,7 @@ def static_problems(rel: str, before: bytes | None, after: bytes | None, repo: A
 async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "python",
                    timeout: float = CODE_TIMEOUT) -> Ran:
     """Run a snippet in the copy, sandboxed (the project's interpreter for Python, node for JS: ``module`` for an
-    ES module package)."""
+    ES module package; ``typescript`` through the project's compiler, tsrun.py)."""
     box = scratch.sandbox(job.config, getattr(job.ctx.sandbox, "info", None))
     if box is None:
         return Ran(None, "no sandbox to run it in", "sandbox")
@@ -152,7 +152,12 @@ async def run_code(job: Any, scratch: Scratch, code: str, *, language: str = "py
         node = hostpath.which("node")
         if not node:
             return Ran(None, "node is not installed", "node")
-        argv = [node, "--input-type=module", "-e", code] if language == "module" else [node, "-e", code]
+        if language == "typescript":
+            from tui.engine.work.tsrun import program
+
+            argv = [node, "-e", program(code)]
+        else:
+            argv = [node, "--input-type=module", "-e", code] if language == "module" else [node, "-e", code]
     budget = job.budget
     if not budget.fits("code", 1.0):
         return Ran(None, budget.skip("not run"), "budget")
