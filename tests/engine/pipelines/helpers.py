@@ -28,3 +28,38 @@ async def pipeline_turn(repo: Path, server: Any, prompt: str, replies: list[Repl
 
 def edits(approver: ScriptedApprover) -> list[Any]:
     return [p for p in approver.asked if p.kind == "edit"]
+
+
+def ts_repo(where: Path) -> Path:
+    """A small TypeScript package tested by jest through ts-jest (which checks types), its node_modules the pinned
+    test dependencies of the TypeScript refactoring tests (typescript, jest, ts-jest, @types/jest)."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    from tests.conftest import make_repo
+
+    if not (shutil.which("node") and shutil.which("npm") and shutil.which("bwrap")):
+        pytest.skip("node, npm and bwrap are needed")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    from benchreal import sources
+
+    try:
+        modules = sources.node_modules("refactor-ts")
+    except sources.BenchError as exc:
+        pytest.skip(f"the pinned test dependencies could not be installed: {exc}")
+    repo = make_repo(where, {
+        "package.json": json.dumps({"name": "paths", "version": "1.0.0", "scripts": {"test": "jest"}}),
+        "jest.config.js": "module.exports = { preset: 'ts-jest', testEnvironment: 'node' };\n",
+        "tsconfig.json": json.dumps({"compilerOptions": {"target": "es2019", "module": "commonjs", "strict": True},
+                                     "include": ["src"]}),
+        ".gitignore": "node_modules\n",
+        "src/trim.ts": "/** s without the slashes at its ends. */\nexport function trimSlashes(s: string): string {\n"
+                       "  return s.replace(/^\\/+|\\/+$/g, '');\n}\n",
+        "src/__tests__/trim.test.ts": "import { trimSlashes } from '../trim';\n\ntest('trim', () => {\n"
+                                      "  expect(trimSlashes('/a/')).toBe('a');\n});\n"})
+    subprocess.run(["cp", "-al", str(modules), str(repo / "node_modules")], check=True)
+    return repo
+

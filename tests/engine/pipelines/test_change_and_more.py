@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo
-from tests.engine.pipelines.helpers import edits, js, pipeline_turn
+from tests.engine.pipelines.helpers import edits, js, pipeline_turn, ts_repo
 
 FMT = ('__all__ = ["size", "ratio"]\n\n\ndef size(n, digits=1):\n    """n bytes as kB."""\n'
        '    return f"{n / 1000:.{digits}f} kB"\n\n\ndef ratio(a, b):\n    return a / b\n')
@@ -454,36 +454,6 @@ def test_a_scaffolded_module_without_a_check_gets_a_test_that_imports_it_and_fin
     assert "pass" in module_test("pkg.slug", "slug", None, "(" * 5000), "hostile code: no names, no crash"
 
 
-def _ts_repo(where: Path) -> Path:
-    """A small TypeScript package tested by jest through ts-jest (which checks types), its node_modules the pinned
-    test dependencies of the TypeScript refactoring tests (typescript, jest, ts-jest, @types/jest)."""
-    import shutil
-    import subprocess
-    import sys
-
-    if not (shutil.which("node") and shutil.which("npm") and shutil.which("bwrap")):
-        pytest.skip("node, npm and bwrap are needed")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
-    from benchreal import sources
-
-    try:
-        modules = sources.node_modules("refactor-ts")
-    except sources.BenchError as exc:
-        pytest.skip(f"the pinned test dependencies could not be installed: {exc}")
-    repo = make_repo(where, {
-        "package.json": json.dumps({"name": "paths", "version": "1.0.0", "scripts": {"test": "jest"}}),
-        "jest.config.js": "module.exports = { preset: 'ts-jest', testEnvironment: 'node' };\n",
-        "tsconfig.json": json.dumps({"compilerOptions": {"target": "es2019", "module": "commonjs", "strict": True},
-                                     "include": ["src"]}),
-        ".gitignore": "node_modules\n",
-        "src/trim.ts": "/** s without the slashes at its ends. */\nexport function trimSlashes(s: string): string {\n"
-                       "  return s.replace(/^\\/+|\\/+$/g, '');\n}\n",
-        "src/__tests__/trim.test.ts": "import { trimSlashes } from '../trim';\n\ntest('trim', () => {\n"
-                                      "  expect(trimSlashes('/a/')).toBe('a');\n});\n"})
-    subprocess.run(["cp", "-al", str(modules), str(repo / "node_modules")], check=True)
-    return repo
-
-
 async def test_a_typescript_module_named_by_its_kebab_case_path_is_filled_checked_and_tested(
         tmp_path: Path, ollama_server) -> None:
     """"Add src/path-utils.ts ...": the module goes to that very file (its identifier pathUtils only names the
@@ -492,7 +462,7 @@ async def test_a_typescript_module_named_by_its_kebab_case_path_is_filled_checke
     is not proposed; the test imports the module without an extension and passes under ts-jest, types checked."""
     import subprocess
 
-    repo = _ts_repo(tmp_path / "repo")
+    repo = ts_repo(tmp_path / "repo")
     check = ("import assert from 'node:assert';\nimport { joinPosix } from './src/path-utils.js';\n"
              "assert.strictEqual(joinPosix('/a/', '/b'), 'a/b');")
     wrong = "export function joinPosix(...parts: string[]): string {\n  return parts.join('/');\n}\n"

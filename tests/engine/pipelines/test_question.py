@@ -263,3 +263,24 @@ async def test_a_snippet_that_passes_what_the_question_leaves_out_is_not_run(tmp
     ran = [e.arguments.get("code", "") for e in events if e.type == "tool_call" and e.name == "run_python"]
     assert ran and all("'x'" not in code for code in ran), ran
     assert "ValueError" in done.text and "too short" in done.text, done.text
+
+
+async def test_what_typescript_code_returns_is_run_from_its_source_when_there_is_no_build(tmp_path: Path,
+                                                                                        ollama_server) -> None:
+    """A TypeScript package whose built entry (lib/index.js) is not in the work tree: the snippet runs against the
+    sources through the project's compiler. The model's snippet calls the function without loading it and prints
+    with Python's repr: the load line, the name taken from the module and repr are supplied by program, so the
+    answer is what ran."""
+    import json
+
+    from tests.engine.pipelines.helpers import ts_repo
+
+    repo = ts_repo(tmp_path / "repo")
+    meta = json.loads((repo / "package.json").read_text())
+    (repo / "package.json").write_text(json.dumps({**meta, "main": "lib/index.js"}))
+    code = "console.log(repr(trimSlashes('//a/b/')));"
+    events, done, _ = await pipeline_turn(repo, ollama_server, "What does trimSlashes('//a/b/') return?", [
+        js({"kind": "question"}), js({"code": code}), js({"code": code}), js({"code": code}),
+        js({"answer": "It returns 'a/b'."})])
+    assert done.text.startswith("It returns 'a/b'.") and "'a/b'" in done.text.split("```")[-2], done.text
+    assert "const trimSlashes = mod.trimSlashes ?? mod.default;" in done.text

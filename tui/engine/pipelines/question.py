@@ -49,6 +49,11 @@ def defs(path):
             out.append({"kind": "class" if m.group(1) == "class" else "function", "name": m.group(2), "line": text.count("\\n", 0, m.start()) + 1, "parent": ""})
     return out
 '''
+# repr and print, which a model used to Python writes in JavaScript too: util.inspect and console.log
+JS_PRELUDE = ("const __devagentUtil = require('util'); globalThis.repr ??= (v) => __devagentUtil.inspect(v, { depth: null }); "
+              "globalThis.print ??= (...a) => console.log(...a);\n",
+              "import __devagentUtil from 'node:util'; globalThis.repr ??= (v) => __devagentUtil.inspect(v, { depth: null "
+              "}); globalThis.print ??= (...a) => console.log(...a);\n")
 HELPERS = ("Already defined for you: files(pattern) -> sorted file paths (glob, e.g. 'src/**/*.py'); read(path) -> "
            "text; defs(path) -> list of dicts {kind, name, line, parent} for a .py or .js file's functions, classes "
            "and methods.")
@@ -122,21 +127,28 @@ def package_entry(index: RepoIndex) -> tuple[str, bool]:
 
 def _imports(index: RepoIndex, ev: evidence.Evidence) -> tuple[str, str]:
     """(language, the import lines that make the named code usable) for the first named definitions. TypeScript
-    is run through the package's built entry (what its users import); an ES module package is imported."""
+    is run through the package's built entry (what its users import) when the work tree has it, else from its
+    source through the project's compiler (tsrun.py); an ES module package is imported."""
     lines: list[str] = []
     language = "python"
     for d in ev.definitions:
         if d.path.endswith((".js", ".cjs", ".mjs", ".ts", ".tsx", ".mts", ".cts")):
             main, esm = package_entry(index)
             language = "module" if esm else "javascript"
-            source = f"./{main}" if d.path.endswith((".ts", ".tsx", ".mts", ".cts")) else f"./{d.path}"
+            source = f"./{d.path}"
+            if d.path.endswith((".ts", ".tsx", ".mts", ".cts")):
+                source = f"./{main}" if index.exists(main) else "./" + d.path.rsplit(".", 1)[0]
+                language, esm = (language, esm) if index.exists(main) else ("typescript", False)
             top = d.symbol.qualname.split(".")[0]
             what = "mod is what the file exports" if d.symbol.name == "module.exports" else \
                 f"{top} is mod.{top} (or mod.default) when exported"
             line = (f"const mod = await import('{source}');" if esm else f"const mod = require('{source}');") + \
                 f"  // {what}"
-            if line not in lines:
-                lines.append(line)
+            named = f"const {top} = mod.{top} ?? mod.default;"
+            for line in [line] + ([named] if d.symbol.name != "module.exports" and re.fullmatch(r"[A-Za-z_$][\w$]*", top)
+                                  else []):
+                if line not in lines:
+                    lines.append(line)
             continue
         if not d.path.endswith(".py"):
             continue
@@ -194,10 +206,18 @@ def answered(ran: trial.Ran) -> bool:
 def with_imports(code: str, imports: list[str], language: str) -> str:
     """A Python snippet with the import lines of the code it is about put first by program (a snippet that forgot
     them fails with NameError, which says nothing about the code)."""
-    if language != "python":  # the module loaded as mod, when the snippet uses mod and does not load it itself
-        uses = re.search(r"(?<![\w$.])mod\b", code) and not re.search(r"\b(?:const|let|var)\s+mod\b|import\s.*\bmod\b", code)
+    if language != "python":  # the module loaded as mod, and the names it is about taken from it, when the snippet
+        # uses them without loading them itself (a call of the named function alone fails with ReferenceError)
+        def free(name: str) -> bool:
+            return bool(re.search(rf"(?<![\w$.]){re.escape(name)}\b", code)) and not re.search(
+                rf"\b(?:const|let|var|function|class)\s+(?:\{{[^}}]*)?{re.escape(name)}\b|import\s[^;\n]*\b{re.escape(name)}\b",
+                code)
+
+        taken = [line for line in imports if (m := re.match(r"const ([\w$]+) = mod\.", line)) and free(m.group(1))]
         load = next((line.split("  //", 1)[0] for line in imports if line.startswith("const mod")), "")
-        return f"{load}\n{code}" if uses and load else code
+        head = ([load] if load and (taken or free("mod")) and not re.search(r"\b(?:const|let|var)\s+mod\b", code)
+                else []) + taken
+        return "\n".join(head + [code]) if head else code
     missing = [line for line in imports if line not in code]
     return "\n".join(missing + [code]) if missing else code
 
@@ -306,7 +326,7 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False, output_only: b
     if not ev.parts and not facts.files and not facts.dirs:
         ev, _ = await evidence.searched(job.ask, index, facts.request)
     language, imports = ("python", "") if count else _imports(index, ev)
-    import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import ", "const mod"))]
+    import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import ", "const "))]
     scratch = await job.scratch()
     if scratch is None:
         raise NotHandled("running code for the answer was not allowed", hint=ev.text())
@@ -315,7 +335,9 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False, output_only: b
         code_block += "Paths it names: " + ", ".join(facts.dirs + facts.files) + "\n"
     prompt = RUN_PROMPT.format(question=facts.request.strip()[:1500], code=code_block,
                                language={"module": "JavaScript (an ES module: top-level await works)",
-                                         "javascript": "JavaScript (node)"}.get(language, "Python"),
+                                         "javascript": "JavaScript (node)",
+                                         "typescript": "TypeScript (run by node, types not checked)"}.get(
+                                   language, "Python"),
                                imports=imports, helpers=HELPERS if language == "python" else "")
     schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
     asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
@@ -370,7 +392,7 @@ async def _said(job: Job, facts: Facts, code: str, best_output: str, language: s
 async def _run_all(job: Job, scratch: Any, codes: list[str], language: str) -> list[tuple[str, trial.Ran]]:
     out = []
     for i, code in enumerate(codes, 1):
-        body = PRELUDE + code if language == "python" else code
+        body = PRELUDE + code if language == "python" else (JS_PRELUDE[language == "module"] + code)
         ran = await job.step("run_python" if language == "python" else "run_node", {"code": code},
                              lambda body=body: trial.run_code(job, scratch, body, language=language),
                              lambda r: f"exit {r.exit_code}: {_norm(r.output)[:80]}" if r.exit_code is not None
