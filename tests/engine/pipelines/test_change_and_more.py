@@ -71,7 +71,7 @@ def test_a_javascript_check_compares_arrays_by_value_and_primitives_as_written()
     """assert.equal(f(x), [1]) can never pass in node (by reference); the check compares by value instead."""
     import subprocess
 
-    from tui.engine.pipelines.change import deep_asserts
+    from tui.engine.pipelines.checks import deep_asserts
 
     snippet = deep_asserts("assert.equal([1, 2].slice(1), [2]); assert.strictEqual(1 + 1, 2); "
                            "assert.notStrictEqual([1], [2]);")
@@ -489,7 +489,7 @@ def test_a_check_that_compares_a_call_with_an_exception_class_checks_that_the_ca
     import subprocess
     import sys
 
-    from tui.engine.pipelines.change import raising
+    from tui.engine.pipelines.checks import raising
 
     check = raising("from statistics import mean; assert mean([]) == StatisticsError; assert mean([1, 2]) == 1.5")
     assert check.endswith("from statistics import mean\nassert raises(StatisticsError, lambda: mean([]))\n"
@@ -510,3 +510,27 @@ def test_a_module_cut_at_the_token_limit_keeps_its_whole_statements_and_loses_it
     assert whole_python(cut) == "import os\n\n\ndef mean(seq):\n    return sum(seq) / len(seq)\n"
     assert code_of({"code": "```js\nconst a = 1;\n```"}) == "const a = 1;"
     assert whole_python("x = (\n") == "x = (\n"  # nothing whole to keep: as it is
+
+
+async def test_an_assert_no_candidate_satisfies_is_dropped_from_the_check_and_the_change_still_proposed(
+        tmp_path: Path, ollama_server) -> None:
+    """The check holds an assert no version satisfies (a generator compared with a list is made sound by program;
+    ``chunks(2, []) raises`` is not what was asked). Graded assert by assert, it is dropped, the candidate that
+    satisfies the rest is proposed and the proposal says what was dropped; a candidate that does not make the
+    change (the asserts that failed before still fail) is never proposed."""
+    gen = ('def chunks(n, seq):\n    """Tuples of n items (the last may be shorter)."""\n    seq = list(seq)\n'
+           '    for i in range(0, len(seq), n):\n        yield tuple(seq[i:i + n])\n')
+    repo = _repo(tmp_path, **{"pkg/it.py": gen})
+    check = ("from pkg.it import chunks\nassert raises(ValueError, lambda: chunks(-1, [1]))\n"
+             "assert raises(ValueError, lambda: chunks(2, []))\nassert chunks(2, [1, 2, 3]) == [(1, 2), (3,)]\n"
+             "assert chunks(3, [1, 2]) == [(1, 2)]")
+    same = {"code": gen}
+    right = {"code": gen.replace("    seq = list(seq)\n", "    if n < 1:\n        raise ValueError(n)\n"
+                                                           "    seq = list(seq)\n")}
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Make chunks in pkg/it.py raise ValueError when n is below 1.",
+        [js({"kind": "change"})] + [js({"code": check})] * 3 + [js(same), js(right), js(same)])
+    proposed = edits(approver)
+    assert len(proposed) == 1 and "raise ValueError(n)" in proposed[0].diff, _debug(events)
+    assert any("lambda: chunks(2, [])" in w for w in proposed[0].warnings), proposed[0].warnings
+    assert "raise ValueError(n)" in (repo / "pkg/it.py").read_text()

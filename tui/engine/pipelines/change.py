@@ -9,46 +9,21 @@ at the end of its module or class, with the module's ``__all__`` and its package
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import re
 from typing import Any
 
 from tui.engine.pipelines import evidence
+from tui.engine.pipelines.checks import check_for
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.pipelines.loading import js_load
 from tui.engine.pipelines.rewrite import Goal, definition_place, propose_best, reply_for, shown, spliced
 from tui.engine.pipelines.values import value_swap, valued
 from tui.engine.work import trial
 from tui.engine.work.index import Definition, RepoIndex
 from tui.engine.work.trial import Candidate
 from tui.protocol.events import TurnDone
-
-CHECK_PROMPT = """A developer asked for this change to their code:
-<request>
-{request}
-</request>
-
-{code}
-Write three to six {language} assert statements, one per line, that will be true once the change is made (and that
-test exactly what the request asks). {raises} {imports}
-Reply as JSON: {{"code": "the import line(s), then the asserts"}}"""
-
-RAISES = {"python": "For a call that must raise: assert raises(ValueError, lambda: f(x)) (raises is defined for you).",
-          "javascript": "For a call that must throw: assert.throws(() => f(x));"}
-
-RAISES_HELPER = """def raises(error, call, *args, **kwargs):  # devagent: whether the call raises the error
-    try:
-        call(*args, **kwargs)
-    except error:
-        return True
-    return False
-
-"""
-
-LANGUAGES = {"python": "Python", "javascript": "JavaScript (node's assert module)",
-             "module": "JavaScript (node's assert module, ES module imports)",
-             "typescript": "TypeScript (node's assert module, ES module imports)"}
 
 CHANGE_PROMPT = """A developer asked for this change:
 <request>
@@ -80,88 +55,6 @@ PICK_PROMPT = """A developer asked:
 Which of these definitions has to change for it?
 {options}
 Reply as JSON: {{"definition": "<one of the names listed>"}}"""
-
-
-_ERROR_NAME = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)$")
-
-
-def raising(snippet: str) -> str:
-    """A Python check, one statement per line; one that says a call raises the way a small model writes it
-    (``assert f(x) == ValueError``, never what anyone means) becomes ``assert raises(ValueError, lambda: f(x))``,
-    and the ``raises`` helper the prompt offers is defined above the asserts when they use it. A snippet that does
-    not parse is left as it is (its check fails and says why)."""
-    from tui.safety.parsing import parse_python
-
-    try:
-        tree = parse_python(snippet)
-    except (SyntaxError, ValueError, RecursionError):
-        return snippet
-    lines = []
-    for node in tree.body:
-        test = node.test if isinstance(node, ast.Assert) else None
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)) and \
-                isinstance(test.comparators[0], ast.Name) and _ERROR_NAME.match(test.comparators[0].id):
-            lines.append(f"assert raises({test.comparators[0].id}, lambda: {ast.unparse(test.left)})")
-        else:
-            lines.append(ast.get_source_segment(snippet, node) or ast.unparse(node))
-    snippet = "\n".join(lines)
-    uses = any(isinstance(n, ast.Name) and n.id == "raises" for n in ast.walk(tree)) or "assert raises(" in snippet
-    defined = any(isinstance(n, ast.FunctionDef) and n.name == "raises" for n in tree.body)
-    return RAISES_HELPER + snippet if uses and not defined else snippet
-
-
-def imports_for(index: RepoIndex, defs: list[Definition]) -> str:
-    lines = []
-    for d in defs:
-        top = d.symbol.qualname.split(".")[0]
-        line = f"from {index.module_of(d.path)} import {top}" if d.path.endswith(".py") else \
-            (js_load(index, d.path, top) or ("", ""))[1]
-        if line and line not in lines:
-            lines.append(line)
-    return ("Import what it uses like this: " + "; ".join(lines)) if lines else ""
-
-
-def _package_name(index: RepoIndex) -> str:
-    """The JS package's name as an identifier (qs, semver; @scope/left-pad → left_pad), 'pkg' without one."""
-    from tui.engine.pipelines.question import package_json
-
-    name = str(package_json(index).get("name") or "")
-    name = re.sub(r"\W+", "_", name.rsplit("/", 1)[-1]).strip("_")
-    return ("_" + name if name[:1].isdigit() else name) or "pkg"
-
-
-def js_load(index: RepoIndex, rel: str, top: str) -> tuple[str, str] | None:
-    """(how a check of ``top`` in the JS or TS file ``rel`` runs: javascript, module or typescript, the line that
-    loads it by its export: default or named, CommonJS or ES module), by reading the file; None for other
-    languages."""
-    from tui.engine.pipelines.question import package_entry
-
-    from tui.engine.work.tsrun import is_typescript
-
-    text = index.text(rel) or ""
-    if is_typescript(rel):  # run through the project's compiler (tsrun.py), imported the ES-module way
-        default = re.search(rf"^export\s+default\s+(?:abstract\s+)?(?:async\s+)?(?:function\*?\s+|class\s+)?"
-                            rf"{re.escape(top)}\b|^export\s+default\s+{re.escape(top)}\s*;?\s*$", text, re.M)
-        path = "./" + rel.rsplit(".", 1)[0]
-        return "typescript", (f"import {top} from '{path}';" if default else f"import {{ {top} }} from '{path}';")
-    if not rel.endswith((".js", ".cjs", ".mjs")):
-        return None
-    esm = rel.endswith(".mjs") or (not rel.endswith(".cjs") and (package_entry(index)[1] or bool(
-        re.search(r"^\s*export\s", text, re.M))))
-    name = re.escape(top)
-    main, _ = package_entry(index)
-    package = _package_name(index)
-    if esm:
-        default = re.search(rf"^export\s+default\s+(?:async\s+)?(?:function\*?\s+|class\s+)?{name}\b", text, re.M)
-        if not default and not re.search(rf"^\s*export\s[^\n]*\b{name}\b", text, re.M) and index.exists(main):
-            return "module", f"import * as {package} from './{main}';  // {top} is not exported: use what the package offers"
-        return "module", (f"import {top} from './{rel}';" if default else f"import {{ {top} }} from './{rel}';")
-    from tui.symbols.jssyms import commonjs_exports
-
-    default = re.search(rf"^\s*module\.exports\s*=\s*{name}\s*;?\s*$", text, re.M)
-    if not default and top not in commonjs_exports(text) and index.exists(main) and main != rel:
-        return "javascript", f"const {package} = require('./{main}');  // {top} is not exported: use what the package offers"
-    return "javascript", (f"const {top} = require('./{rel}');" if default else f"const {{ {top} }} = require('./{rel}');")
 
 
 async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
@@ -197,44 +90,6 @@ async def pick(job: Job, index: RepoIndex, facts: Facts) -> Definition:
                                max_tokens=40, label="which definition to change")
     chosen = (asked.first or {}).get("definition") if isinstance(asked.first, dict) else None
     return next((d for n, d in zip(names, options) if n == chosen), options[0])
-
-
-_SHALLOW = {"equal": "deepEqual", "strictEqual": "deepStrictEqual", "notEqual": "notDeepEqual",
-            "notStrictEqual": "notDeepStrictEqual"}
-
-
-def deep_asserts(snippet: str) -> str:
-    """node's assert.equal/strictEqual compare arrays and objects by reference, so a check written with them
-    (assert.equal(f(x), [1])) can never pass; their deep forms compare the same for primitives and by value
-    otherwise."""
-    return re.sub(r"\bassert\.(equal|strictEqual|notEqual|notStrictEqual)\s*\(",
-                  lambda m: f"assert.{_SHALLOW[m.group(1)]}(", snippet)
-
-
-async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definition], code: str, *,
-                    must_fail: bool, language: str = "python") -> str | None:
-    """A check snippet for the request (in ``language``, as trial.run_code runs it: python, javascript or module);
-    with ``must_fail``, only one that fails on the code as it is now."""
-    scratch = await job.scratch()
-    if scratch is None or (language == "python" and not all(d.path.endswith(".py") for d in defs)):
-        return None
-    asked = await job.ask.json(CHECK_PROMPT.format(request=request.strip()[:1500], code=code,
-                                                   imports=imports_for(index, defs), language=LANGUAGES[language],
-                                                   raises=RAISES.get(language, RAISES["javascript"])),
-                               {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]},
-                               n=job.samples, max_tokens=300, label="a check for the request")
-    for value in asked.values:
-        snippet = str(value.get("code") or "").strip() if isinstance(value, dict) else ""
-        if "assert" not in snippet:
-            continue
-        snippet = deep_asserts(snippet) if language != "python" else raising(snippet)
-        if not must_fail:
-            return snippet
-        ran = await trial.run_code(job, scratch, snippet, language=language)
-        if not ran.ok and "AssertionError" in ran.output:
-            job.note(f"check for the request (fails on the code as it is):\n{snippet}")
-            return snippet
-    return None
 
 
 async def change(job: Job, facts: Facts) -> TurnDone:

@@ -73,6 +73,7 @@ class Job:
         self._scratch: Scratch | None = None
         self.tried: list[str] = []  # what was tried, for the answer ("3 candidates: 1 passed the tests")
         self.no_suite = ""  # set when the project has no test suite to run (what to do about it)
+        self.graded_before: dict[str, dict[int, bool]] = {}  # a check -> its asserts on the code as it was
 
     # -- the repository ---------------------------------------------------------------------------------
     async def index(self) -> RepoIndex:

@@ -20,6 +20,7 @@ from tui.engine.pipelines import evidence
 from tui.engine.pipelines.counting import counted
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
+from tui.engine.pipelines.loading import JS_PRELUDE, snippet_imports
 from tui.engine.work import trial
 from tui.engine.work.index import RepoIndex
 from tui.protocol.events import TurnDone
@@ -49,11 +50,6 @@ def defs(path):
             out.append({"kind": "class" if m.group(1) == "class" else "function", "name": m.group(2), "line": text.count("\\n", 0, m.start()) + 1, "parent": ""})
     return out
 '''
-# repr and print, which a model used to Python writes in JavaScript too: util.inspect and console.log
-JS_PRELUDE = ("const __devagentUtil = require('util'); globalThis.repr ??= (v) => __devagentUtil.inspect(v, { depth: null }); "
-              "globalThis.print ??= (...a) => console.log(...a);\n",
-              "import __devagentUtil from 'node:util'; globalThis.repr ??= (v) => __devagentUtil.inspect(v, { depth: null "
-              "}); globalThis.print ??= (...a) => console.log(...a);\n")
 HELPERS = ("Already defined for you: files(pattern) -> sorted file paths (glob, e.g. 'src/**/*.py'); read(path) -> "
            "text; defs(path) -> list of dicts {kind, name, line, parent} for a .py or .js file's functions, classes "
            "and methods.")
@@ -105,61 +101,6 @@ The code that matters:
 Answer the question from this code in at most four sentences. Name the file and line you are answering from.
 If the code shown does not answer it, say what you would need to look at.
 Reply as JSON: {{"answer": "..."}}"""
-
-
-def package_json(index: RepoIndex) -> dict[str, Any]:
-    """The root package.json as a dict ({} when there is none or it does not load)."""
-    from tui.safety.parsing import loads_json
-
-    try:
-        data = loads_json(index.text("package.json", 1_000_000) or "{}", "package.json")
-    except ValueError:
-        data = {}
-    return data if isinstance(data, dict) else {}
-
-
-def package_entry(index: RepoIndex) -> tuple[str, bool]:
-    """(the JS package's entry as a path from the root, whether it is an ES module package) from package.json."""
-    data = package_json(index)
-    main = str(data.get("main") or data.get("module") or "index.js").removeprefix("./")
-    return main, data.get("type") == "module"
-
-
-def _imports(index: RepoIndex, ev: evidence.Evidence) -> tuple[str, str]:
-    """(language, the import lines that make the named code usable) for the first named definitions. TypeScript
-    is run through the package's built entry (what its users import) when the work tree has it, else from its
-    source through the project's compiler (tsrun.py); an ES module package is imported."""
-    lines: list[str] = []
-    language = "python"
-    for d in ev.definitions:
-        if d.path.endswith((".js", ".cjs", ".mjs", ".ts", ".tsx", ".mts", ".cts")):
-            main, esm = package_entry(index)
-            language = "module" if esm else "javascript"
-            source = f"./{d.path}"
-            if d.path.endswith((".ts", ".tsx", ".mts", ".cts")):
-                source = f"./{main}" if index.exists(main) else "./" + d.path.rsplit(".", 1)[0]
-                language, esm = (language, esm) if index.exists(main) else ("typescript", False)
-            top = d.symbol.qualname.split(".")[0]
-            what = "mod is what the file exports" if d.symbol.name == "module.exports" else \
-                f"{top} is mod.{top} (or mod.default) when exported"
-            line = (f"const mod = await import('{source}');" if esm else f"const mod = require('{source}');") + \
-                f"  // {what}"
-            named = f"const {top} = mod.{top} ?? mod.default;"
-            for line in [line] + ([named] if d.symbol.name != "module.exports" and re.fullmatch(r"[A-Za-z_$][\w$]*", top)
-                                  else []):
-                if line not in lines:
-                    lines.append(line)
-            continue
-        if not d.path.endswith(".py"):
-            continue
-        top = d.symbol.qualname.split(".")[0]
-        line = f"from {index.module_of(d.path)} import {top}"
-        if line not in lines:
-            lines.append(line)
-    if not lines:
-        return language, ""
-    lang_word = "Import" if language == "python" else "Load"
-    return language, f"{lang_word} the code like this:\n" + "\n".join(lines)
 
 
 def _norm(output: str) -> str:
@@ -325,7 +266,7 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False, output_only: b
     ev = evidence.gather_code(index, facts)
     if not ev.parts and not facts.files and not facts.dirs:
         ev, _ = await evidence.searched(job.ask, index, facts.request)
-    language, imports = ("python", "") if count else _imports(index, ev)
+    language, imports = ("python", "") if count else snippet_imports(index, ev)
     import_lines = [line for line in imports.splitlines()[1:] if line.startswith(("from ", "import ", "const "))]
     scratch = await job.scratch()
     if scratch is None:

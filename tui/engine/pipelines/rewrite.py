@@ -93,13 +93,12 @@ def spliced(job: Job, rel: str, text: str, symbol: str, code: str) -> str | None
 
 
 def shown(code: str, language: str = "python") -> tuple[str, str, str]:
-    """(the code to show, the mode, its docstring left out) for a definition the model is to change."""
-    if code.count("\n") + 1 > LONG:
+    """(the code to show, the mode, its docstring left out) for a definition the model is to change. Its length
+    is counted without the docstring left out: a long docstring does not make a short function long."""
+    short, doc = elide_docstring(code) if language == "python" else (code, "")
+    if short.count("\n") + 1 > LONG:
         return code, "edits", ""
-    if language == "python":
-        short, doc = elide_docstring(code)
-        return short, "whole", doc
-    return code, "whole", ""
+    return short, "whole", doc
 
 
 def reply_for(goal: Goal, kind: str) -> str:
@@ -164,6 +163,8 @@ async def _try(job: Job, goal: Goal, found: list[Candidate], before: dict[str, b
         verdicts.append(await job.step("try", {"candidate": cand.label}, lambda cand=cand: trial.judge(
             job, scratch, cand, before=before, target=goal.target, check=goal.check, language=goal.language,
             suite=False), lambda v: v.line()))
+    if goal.check and not any(trial.passed(v, goal.baseline) for v in verdicts):
+        verdicts = await _without_dead_asserts(job, goal, scratch, verdicts, before)
     for v in trial.rank(verdicts, before, goal.baseline):
         if not trial.passed(v, goal.baseline):
             break  # ranked: none after this one passed its checks either
@@ -176,6 +177,45 @@ async def _try(job: Job, goal: Goal, found: list[Candidate], before: dict[str, b
         if trial.passed(v, goal.baseline):
             return trial.rank(verdicts, before, goal.baseline), v
     return trial.rank(verdicts, before, goal.baseline), None
+
+
+async def _without_dead_asserts(job: Job, goal: Goal, scratch: Any, verdicts: list[Verdict],
+                                before: dict[str, bytes | None]) -> list[Verdict]:
+    """When no candidate passes the check: the asserts none of them satisfies are dropped from it (graded.py says
+    when that is justified), and the candidates that satisfy the rest are judged again by what is left (a new
+    test file written from the check loses those asserts too)."""
+    from tui.engine.work import graded
+
+    check = goal.check or ""
+    total = graded.count(check, goal.language)
+    drop = graded.live(total, job.graded_before.get(check), [v.asserts for v in verdicts if v.static_ok])
+    if not drop:
+        return verdicts
+    goal.check = graded.without(check, goal.language, drop)
+    gone = [line for line in check.splitlines() if line.strip() and line not in goal.check.splitlines()]
+    job.note("asserts of the check that no candidate satisfies, dropped: " + " | ".join(gone))
+    goal.notes.append(f"{len(drop)} of the {total} asserts of the check written for the request were dropped: no "
+                      "candidate satisfied them (" + "; ".join(line.strip() for line in gone)[:300] + ")")
+    out = []
+    for v in verdicts:
+        if not v.static_ok or any(not v.asserts.get(i) for i in range(1, total + 1) if i not in drop):
+            out.append(v)
+            continue
+        changes = {rel: _without_lines(new, gone) if before.get(rel) is None and new is not None else new
+                   for rel, new in v.candidate.changes.items()}
+        cand = Candidate(changes, v.candidate.label, v.candidate.notes)
+        out.append(await job.step("try", {"candidate": cand.label, "with": "the check's other asserts"},
+                                  lambda cand=cand: trial.judge(job, scratch, cand, before=before, target=goal.target,
+                                                                check=goal.check, language=goal.language,
+                                                                suite=False), lambda v: v.line()))
+    return out
+
+
+def _without_lines(data: bytes, gone: list[str]) -> bytes:
+    """A new file (a test written from the check) without the dropped asserts' lines, however indented."""
+    drop = {line.strip() for line in gone}
+    text = data.decode("utf-8", "replace")
+    return "".join(line for line in text.splitlines(keepends=True) if line.strip() not in drop).encode()
 
 
 async def _baseline(job: Job, goal: Goal) -> None:

@@ -107,11 +107,13 @@ def module_test(module: str, name: str, check: str | None, code: str) -> str:
     """The new module's test, by program: the check written for the request as a test function, else a test that
     the module defines what the candidate says it does."""
     if check:
-        from tui.engine.pipelines.change import RAISES_HELPER
+        from tui.engine.pipelines.checks import LISTED_HELPER, RAISES_HELPER
 
-        helper = RAISES_HELPER + "\n" if check.startswith(RAISES_HELPER) else ""
-        body = check[len(RAISES_HELPER):] if helper else check
-        return f"{helper}def test_{name}() -> None:\n{textwrap.indent(body.strip(), '    ')}\n"
+        helpers, body = "", check
+        for helper in (RAISES_HELPER, LISTED_HELPER):  # at the top of the test module, not inside the test
+            if body.startswith(helper):
+                helpers, body = helpers + helper + "\n", body[len(helper):]
+        return f"{helpers}def test_{name}() -> None:\n{textwrap.indent(body.strip(), '    ')}\n"
     from tui.safety.parsing import parse_python
 
     try:  # the model's code: parsed with the depth limit
@@ -195,7 +197,7 @@ def js_module_test(source: str, test: str, name: str, check: str | None, esm: bo
 async def _filled_module(job: Job, facts: Facts, name: str, directory: Any, file: str | None = None) -> TurnDone | None:
     """A new Python or JavaScript module with the request's content (in ``file`` when the developer named it),
     checked; None when it cannot be made that way."""
-    from tui.engine.pipelines.change import check_for
+    from tui.engine.pipelines.checks import check_for
     from tui.engine.pipelines.rewrite import Goal, propose_best, whole_python
     from tui.protocol.errors import ToolError
     from tui.scaffold import build_scaffold, detect_project

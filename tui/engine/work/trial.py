@@ -66,6 +66,7 @@ class Verdict:
     suite: Any = None  # TestRun of the whole suite
     notes: list[str] = field(default_factory=list)
     unrun: str = ""  # why the suite did not run for it although its checks passed (the turn's time ran out)
+    asserts: dict[int, bool] = field(default_factory=dict)  # the check's asserts, graded (graded.py)
 
     @property
     def static_ok(self) -> bool:
@@ -238,7 +239,10 @@ async def judge(job: Any, scratch: Scratch, candidate: Candidate, *, before: dic
     scratch.write(candidate.changes)
     try:
         if check:
-            verdict.target = await run_code(job, scratch, check, language=language)
+            from tui.engine.work import graded
+
+            verdict.target = await run_code(job, scratch, graded.graded(check, language), language=language)
+            verdict.asserts = graded.results(verdict.target.output)
             if not verdict.target.ok:
                 return verdict
         elif target is not None:
