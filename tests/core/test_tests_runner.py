@@ -77,6 +77,20 @@ def test_monorepo_lists_every_suite_and_make_fallback(tmp_path: Path) -> None:
     assert pick_suite(suites, "nope") is None
 
 
+async def test_tests_inside_the_package_are_a_pytest_suite_without_any_config(tmp_path: Path) -> None:
+    """toolz, and many older projects: setup.py, the tests in toolz/tests/ and no pytest configuration. They are
+    found and run (they were "no test suite found", so no change could be checked against them)."""
+    repo = fx.build(tmp_path / "lib", {
+        "setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+        "lib/__init__.py": "def twice(x):\n    return 2 * x\n",
+        "lib/tests/__init__.py": "",
+        "lib/tests/test_twice.py": "from lib import twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n\n\n"
+                                   "def test_wrong():\n    assert twice(2) == 5\n"})
+    assert [s.kind for s in detect_suites(repo)] == ["pytest"]
+    run = await _run(repo)
+    assert (run.passed, run.failed) == (1, 1)
+
+
 def test_config_command_overrides_detection(tmp_path: Path) -> None:
     repo = fx.build(tmp_path / "py", {**fx.PY_FILES, ".devagent.toml": '[tests]\ncommand = "python3 -m pytest -q tests"\n'})
     suites = detect_suites(repo, load_config(repo))

@@ -25,6 +25,15 @@ if TYPE_CHECKING:
 MARKERS = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "package.json", "go.mod", "Cargo.toml", "Makefile",
            "noxfile.py")
 _ROOT_TESTS = re.compile(r"^(?:tests?/(?:[^/]+/)*)?(test_[^/]*|[^/]*_test)\.py$")
+_PACKAGE_TESTS = re.compile(r"^([A-Za-z_]\w*)/tests?/(?:[^/]+/)*(?:test_[^/]*|[^/]*_test)\.py$")
+
+
+def has_python_tests(entries: list[str]) -> bool:
+    """test_*.py files at the root, in tests/ (any depth), or in a package's own tests/ (toolz/tests/test_x.py,
+    toolz being a package: toolz/__init__.py)."""
+    known = set(entries)
+    return any(_ROOT_TESTS.search(e) or ((m := _PACKAGE_TESTS.match(e)) and f"{m.group(1)}/__init__.py" in known)
+               for e in entries)
 SKIP_DIRS = {"node_modules", ".venv", "venv", "vendor", "dist", "build", "target", ".git", "__pycache__"}
 MAX_DEPTH = 3
 PROJECT_FILE_LIMIT = 2_000_000  # bytes of a package.json, pyproject.toml... read
@@ -76,8 +85,7 @@ def _pytest_source(d: Path, names: set[str], files_in_dir: list[str], prefix: st
                 continue
             if parser.has_section(section):
                 return f"{name} [{section}]"
-    test_re = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
-    if any(test_re.search(f) for f in files_in_dir if f.startswith("tests/") or f.startswith("test/") or "/" not in f):
+    if has_python_tests(files_in_dir):
         return "test_*.py files"
     return ""
 
@@ -265,7 +273,7 @@ def detect_suites(repo: Path, config: "Config | None" = None) -> list[Suite]:
     for rel in sorted(by_dir, key=lambda r: (r.count("/") + bool(r), r)):
         entries = by_dir[rel]
         names = {e for e in entries if "/" not in e and e in MARKERS}
-        if not names and not (rel == "" and any(_ROOT_TESTS.search(e) for e in entries)):
+        if not names and not (rel == "" and has_python_tests(entries)):
             continue  # root test_*.py files (or a tests/ dir of them) are a pytest suite even without config
         d = repo / rel if rel else repo
         in_workspace = any(rel.startswith(w + "/") or (w == "" and rel) for w in workspace_roots)
