@@ -199,3 +199,29 @@ def test_a_compiler_failure_is_said_plainly(projects: dict[str, Path]) -> None:
         ts.run("move", projects["ml-random"], name="Random", to="src/Random.ts", checks=False)
     assert caught.value.message.startswith("the TypeScript 5.9.3 compiler failed while computing the move: ")
     assert " at " not in caught.value.message and "Nothing was changed" in caught.value.hint
+
+
+def test_rename_a_commonjs_export_renames_its_exported_name_and_its_uses_in_other_files(tmp_path: Path) -> None:
+    """qs-style CommonJS: ``var isRegExp = function isRegExp() {}`` exported as ``module.exports = { isRegExp:
+    isRegExp }`` and used as ``utils.isRegExp(...)`` elsewhere. Renaming the binding alone left the exported name
+    and every use in other files as they were; the export's property and the function expression's name go too."""
+    import subprocess
+
+    repo = tmp_path / "cjs"
+    (repo / "lib").mkdir(parents=True)
+    (repo / "lib/utils.js").write_text("'use strict';\n\nvar isRegExp = function isRegExp(obj) {\n"
+                                       "    return Object.prototype.toString.call(obj) === '[object RegExp]';\n};\n\n"
+                                       "exports.other = 1;\nmodule.exports = {\n    isRegExp: isRegExp\n};\n")
+    (repo / "lib/parse.js").write_text("'use strict';\n\nvar utils = require('./utils');\n\nmodule.exports = "
+                                       "function (d) {\n    return utils.isRegExp(d) ? 'regexp' : typeof d;\n};\n")
+    (repo / "package.json").write_text('{"name": "cjs", "version": "1.0.0", "main": "lib/parse.js"}\n')
+    modules = tsprojects.sources.node_modules("refactor-ts")
+    subprocess.run(["cp", "-al", str(modules), str(repo / "node_modules")], check=True)
+    (repo / ".gitignore").write_text("node_modules\n")
+    tsprojects.git(repo, "init", "-q")
+    tsprojects.git(repo, "add", "-A")
+    tsprojects.git(repo, "-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-qm", "cjs")
+    outcome = ts.run("rename", repo, old="isRegExp", new="isRegex")
+    code = "\n".join(after(outcome, rel) for rel in ("lib/utils.js", "lib/parse.js"))
+    assert not re.search(r"\bisRegExp\b", code), code
+    assert "isRegex: isRegex" in code and "utils.isRegex(d)" in code and "function isRegex(obj)" in code

@@ -273,6 +273,7 @@ function rename(args) {
   const sym = program().getTypeChecker().getSymbolAtLocation(node.name);
   const clashes = conflicts(exact, args.new_name, sym);
   if (clashes.length) throw new Refused(`renaming ${args.name} to ${args.new_name} would clash: ${clashes.slice(0, 5).join("; ")}`, "Choose another name.");
+  exact.push(...commonjsExports(exact, args.name.split(".").pop()));
   dynamicUses(args.name.split(".").pop(), exact);
   const exactKeys = new Set(exact.map(key));
   const extra = wide.filter((l) => !exactKeys.has(key(l)) && versions.has(l.fileName));
@@ -287,6 +288,32 @@ function rename(args) {
     for (const l of all) text = text.slice(0, l.textSpan.start) + (l.prefixText || "") + args.new_name + (l.suffixText || "") + text.slice(l.textSpan.start + l.textSpan.length);
     out.optional[rel(file)] = text;
   }
+}
+
+// A CommonJS module exports a binding under its own name (module.exports = { isRegExp: isRegExp }, exports.isRegExp =
+// isRegExp): renaming the binding alone would leave the exported name, and every utils.isRegExp in other files, as
+// they were. The export's property is renamed with it (its accesses found by the language service, which reads
+// module.exports in JavaScript), and so is the name of a function expression the binding holds
+// (var isRegExp = function isRegExp() {...}).
+function commonjsExports(exact, name) {
+  const more = [];
+  const seen = new Set(exact.map(key));
+  const add = (locs) => { for (const l of locs || []) if (!seen.has(key(l)) && versions.has(l.fileName)) { seen.add(key(l)); more.push(l); } };
+  for (const l of exact) {
+    const sf = program().getSourceFile(l.fileName);
+    if (!sf || !/\.[cm]?js$/.test(l.fileName)) continue;
+    const token = ts.getTokenAtPosition(sf, l.textSpan.start);
+    const parent = token && token.parent;
+    if (!parent) continue;
+    if (ts.isPropertyAssignment(parent) && parent.initializer === token && ts.isIdentifier(parent.name) && parent.name.text === name)
+      add(service.findRenameLocations(sf.fileName, parent.name.getStart(sf), false, false, prefs));
+    else if (ts.isBinaryExpression(parent) && parent.right === token && ts.isPropertyAccessExpression(parent.left) && parent.left.name.text === name)
+      add(service.findRenameLocations(sf.fileName, parent.left.name.getStart(sf), false, false, prefs));
+    else if (ts.isVariableDeclaration(parent) && parent.name === token && parent.initializer && ts.isFunctionExpression(parent.initializer)
+             && parent.initializer.name && parent.initializer.name.text === name)
+      add(service.findRenameLocations(sf.fileName, parent.initializer.name.getStart(sf), false, false, prefs));
+  }
+  return more;
 }
 
 // Element accesses with a computed key (obj[name]) and strings equal to the name can reach the symbol at run time.
