@@ -57,6 +57,11 @@ def test_appending_what_is_already_there_is_refused_not_a_rewrite() -> None:
 def test_empty_old_with_a_rewritten_copy_of_the_file_replaces_it() -> None:
     messy = "name,city\n Ada , London\n\nAda,London\nGrace,Paris \n"
     assert replace_once(messy, "", "name,city\nAda,London\nGrace,Paris", "p.csv") == "name,city\nAda,London\nGrace,Paris\n"
+    # humanize's filesizes.csv: every data line had spaces, so few lines are shared; the header says "the file"
+    sizes = "bytes,label\n 1000 , 1.0 kB\n300,300 Bytes\n\n1000000,1.0 MB \n 1000 , 1.0 kB\n3000000 ,3.0 MB\n\n  \n"
+    clean = "bytes,label\n1000,1.0 kB\n300,300 Bytes\n1000000,1.0 MB\n3000000,3.0 MB"
+    assert replace_once(sizes, "", clean, "benchmarks/filesizes.csv") == clean + "\n"
+    assert replace_once("import os\n", "", "import os\nx = 1", "m.py").count("import os") == 2, "code: appended"
 
 
 def test_a_whole_file_write_that_drops_most_of_it_is_refused_with_the_append_call() -> None:

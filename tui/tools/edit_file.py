@@ -73,10 +73,18 @@ class NotFound(ToolError):
     """The text to replace is not in the file."""
 
 
-def _rewrites(text: str, new: str) -> bool:
-    """``new`` and ``text`` mostly share their lines (stripped, both ways): a rewritten file, not an addition."""
+DATA_FILES = (".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".ini", ".cfg")
+
+
+def _rewrites(text: str, new: str, rel: str = "") -> bool:
+    """``new`` and ``text`` mostly share their lines (stripped, both ways): a rewritten file, not an addition. A
+    data file's new content that starts with the file's own first line (its header, its opening) is the whole
+    file rewritten too (cleaned rows share few lines with the ones they replace)."""
     (new_kept, new_total), (old_kept, old_total) = kept_lines(new, text), kept_lines(text, new)
-    return new_total > 0 and old_total > 0 and new_kept * 2 > new_total and old_kept * 2 >= old_total
+    if new_total > 0 and old_total > 0 and new_kept * 2 > new_total and old_kept * 2 >= old_total:
+        return True
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return rel.lower().endswith(DATA_FILES) and len(first) > 2 and new.strip().splitlines()[0].strip() == first
 
 
 def append(text: str, new: str, rel: str) -> str:
@@ -87,7 +95,7 @@ def append(text: str, new: str, rel: str) -> str:
     body = new.strip("\n")
     if not body.strip():
         raise ToolError("'old' and 'new' are both empty: nothing to change")
-    if not text.strip() or _rewrites(text, body):
+    if not text.strip() or _rewrites(text, body, rel):
         return body + "\n"
     if body.strip() in text:
         named = re.match(r"\s*(?:@.*\n\s*)*(?:async\s+)?(?:def\s+(test\w*)|(?:test|it)\s*\(\s*['\"`]([^'\"`]+))", body)

@@ -186,12 +186,16 @@ async def test_a_new_test_must_pass_and_the_file_must_gain_it(tmp_path: Path, ol
 async def test_a_data_file_is_changed_by_the_function_that_passes_the_requests_checks(tmp_path: Path,
                                                                                        ollama_server) -> None:
     """One CSV: the model writes change(rows), the program reads and writes the file (a candidate's own main
-    block never runs). Checks of the result are written for the request and kept only if the untouched file fails
-    them; the candidate passing the most wins over two that agree but pass none."""
+    block, or the script it wrote around change(), never runs). Checks of the result are written for the request and
+    kept only if the untouched file fails them; the candidate passing the most wins over two that agree but pass
+    none."""
     repo = _repo(tmp_path, **{"data/rows.csv": "name,n\n b ,2\na,1\n\na,1\n"})
     good = ("def change(rows):\n    out = []\n    for r in rows:\n        r = [c.strip() for c in r]\n"
             "        if any(r) and r not in out:\n            out.append(r)\n    return out\n"
-            "if __name__ == '__main__':\n    open('data/rows.csv', 'w').write('')\n")
+            "if __name__ == '__main__':\n    open('data/rows.csv', 'w').write('')\n"
+            # the script a small model writes around it (csv used unimported): not run, change() is
+            "with open('data/rows.csv', newline='') as f:\n    rows = list(csv.reader(f))\n"
+            "new = change(rows)\nopen('data/rows.csv', 'w').write('wrong')\n")
     partial = "def change(rows):\n    return [r for r in rows if r]\n"
     stripped = "assert all(c == c.strip() for r in new for c in r)"
     events, done, approver = await pipeline_turn(

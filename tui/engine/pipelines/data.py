@@ -70,7 +70,9 @@ GIVEN = {
 # written for the request on (old, new) and prints its verdict after a marker the code under test cannot know.
 HARNESS = """import copy, csv, io, json
 PATH, KIND, DELIM, CHECKS, MARK = {path!r}, {kind!r}, {delim!r}, {checks!r}, {mark!r}
-space = {{"__name__": "change"}}  # not __main__: a main block of the model's own does not run
+import re, collections
+space = {{"__name__": "change", "csv": csv, "json": json, "re": re, "io": io, "copy": copy,
+          "collections": collections}}  # not __main__; what a model often uses without importing it
 exec(compile({code!r}, "<change>", "exec"), space)
 change = space["change"]
 
@@ -113,7 +115,32 @@ def function_kind(rel: str) -> str:
 
 def harness(rel: str, code: str, checks: list[str] = (), mark: str = "") -> str:  # type: ignore[assignment]
     return HARNESS.format(path=rel, kind=function_kind(rel), delim="\t" if rel.lower().endswith(".tsv") else ",",
-                          code=code, checks=list(checks), mark=mark or "@@check")
+                          code=definitions_only(code), checks=list(checks), mark=mark or "@@check")
+
+
+def definitions_only(code: str) -> str:
+    """The model's ``change`` with what it needs (imports, definitions, assignments), without the script a small
+    model often writes around it (opening the file, calling change, writing the result back: it fails, or writes
+    the file its own way, before the program can call change). Code that does not parse is left as it is."""
+    import ast
+
+    from tui.safety.parsing import parse_python
+
+    try:
+        tree = parse_python(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return code
+    def script(node: ast.AST) -> bool:  # an assignment that calls change or does the file's reading/writing
+        return any(isinstance(n, ast.Call) and (
+            isinstance(n.func, ast.Name) and n.func.id in ("change", "open", "input") or
+            isinstance(n.func, ast.Attribute) and n.func.attr in ("reader", "writer", "DictReader", "DictWriter",
+                                                                  "load", "dump", "read", "write"))
+            for n in ast.walk(node))
+
+    keep = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+    kept = [ast.get_source_segment(code, node) or ast.unparse(node) for node in tree.body
+            if isinstance(node, keep) or isinstance(node, (ast.Assign, ast.AnnAssign)) and not script(node)]
+    return "\n".join(kept) + "\n" if any("def change" in k for k in kept) else code
 
 
 def verdicts(output: str, mark: str) -> list[str]:
