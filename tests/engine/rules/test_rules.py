@@ -114,16 +114,21 @@ async def test_a_claimed_change_that_did_not_happen_is_said_plainly(tmp_path, ol
 def test_a_report_without_its_subject_is_a_claim_too_and_prose_that_opens_with_a_participle_is_not() -> None:
     """"Added JSDoc comment to combine in lib/utils.js." closed a turn that changed nothing (a JS project); the
     same shape from a Python one; sentences that only open with such a word are not claims."""
-    from tui.engine.rules.claims import CLAIM, REPORT
+    from tui.engine.rules.claims import CLAIM, PRESENT, REPORT
 
     def claims(text: str) -> bool:
-        return bool(CLAIM.search(text) or REPORT.search(text))
+        return bool(CLAIM.search(text) or REPORT.search(text) or PRESENT.search(text))
 
     assert claims("Added JSDoc comment to the combine function in lib/utils.js.")
     assert claims("The docstring is fine now. Updated the docstring of intword to mention the format.")
     assert claims("Fixed the off-by-one in ordinal.")
     assert not claims("It returns 3. Fixed values are cached between calls.")
     assert not claims("Renamed files keep their history in git.")
+    # in the present, naming the file (humanize, Python) or "modified to" (tsconfig-paths, TypeScript)
+    assert claims("The function percentage(value, ndigits=0) is added to src/humanize/number.py and the test is "
+                  "added to tests/test_number.py.")
+    assert claims("The function `getPathsToTry` in `src/try-path.ts` is modified to return an empty array.")
+    assert not claims("The cache is updated in place on every call, and entries are removed from the front.")
 
 
 def test_every_rule_is_documented_with_the_failure_it_answers() -> None:

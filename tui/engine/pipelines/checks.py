@@ -112,6 +112,7 @@ async def check_for(job: Job, index: RepoIndex, request: str, defs: list[Definit
             continue
         snippet = deep_asserts(snippet) if language != "python" else raising(snippet)
         if not must_fail:
+            job.note(f"check for the request:\n{snippet}")
             return snippet
         ran = await trial.run_code(job, scratch, graded.graded(snippet, language), language=language)
         grades = graded.results(ran.output)
