@@ -538,3 +538,17 @@ async def test_an_assert_no_candidate_satisfies_is_dropped_from_the_check_and_th
     assert len(proposed) == 1 and "raise ValueError(n)" in proposed[0].diff, _debug(events)
     assert any("lambda: chunks(2, [])" in w for w in proposed[0].warnings), proposed[0].warnings
     assert "raise ValueError(n)" in (repo / "pkg/it.py").read_text()
+
+
+def test_a_docstring_left_out_of_the_prompt_goes_back_under_a_signature_written_over_several_lines() -> None:
+    """xmltodict's unparse: its signature spans three lines; the rewrite without the docstring got it back only
+    when the def line ended with a colon, so the docstring was deleted (and a rewrite that changed nothing else
+    looked like a change)."""
+    from tui.engine.pipelines.rewrite import elide_docstring, restore_docstring, shown
+
+    code = ('def unparse(input_dict, output=None,\n            **kwargs):\n    """Emit XML.\n\n    Pretty output\n'
+            '    indents with a tab.\n    """\n    if output:\n        return 1\n    return 0')
+    short, doc = elide_docstring(code)
+    assert '"""' not in short and restore_docstring(short, doc) == code
+    long_doc = code.replace("    indents with a tab.\n", "    indents with a tab.\n" + "    More.\n" * 30)
+    assert shown(long_doc)[1] == "whole", "a long docstring does not make a short function long"

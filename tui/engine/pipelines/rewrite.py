@@ -383,19 +383,27 @@ def elide_docstring(code: str) -> tuple[str, str]:
 
 
 def restore_docstring(code: str, doc: str) -> str:
-    """Put ``doc`` back as the first statement of ``code`` when the model's version has none."""
-    if not doc or '"""' in code or "'''" in code:
+    """Put ``doc`` back as the first statement of ``code`` when the model's version has none (found by parsing:
+    a signature over several lines, decorators and all)."""
+    import ast
+    import textwrap
+
+    if not doc:
+        return code
+    try:
+        node = parse_python(textwrap.dedent(code)).body[0]
+    except (SyntaxError, ValueError, IndexError, RecursionError):
+        return code
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body or \
+            ast.get_docstring(node, clean=False) is not None or node.body[0].lineno <= node.lineno:
         return code
     lines = code.split("\n")
-    head = next((i for i, ln in enumerate(lines) if ln.rstrip().endswith(":") and
-                 ln.lstrip().startswith(("def ", "async def ", "class "))), None)
-    if head is None:
-        return code
-    body_indent = next((ln[:len(ln) - len(ln.lstrip())] for ln in lines[head + 1:] if ln.strip()), "    ")
+    at = node.body[0].lineno - 1
+    body_indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
     doc_lines = doc.split("\n")
     doc_indent = doc_lines[0][:len(doc_lines[0]) - len(doc_lines[0].lstrip())]
     fixed = [body_indent + ln[len(doc_indent):] if ln.startswith(doc_indent) else ln for ln in doc_lines]
-    return "\n".join(lines[:head + 1] + fixed + lines[head + 1:])
+    return "\n".join(lines[:at] + fixed + lines[at:])
 
 
 def definition_place(job: Job, goal: Goal, rel: str, text: str, qualname: str, start: int, end: int
