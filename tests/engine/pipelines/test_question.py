@@ -54,12 +54,18 @@ async def test_a_count_from_helpers_votes_across_candidates(tmp_path: Path, olla
 
 
 async def test_a_reading_question_shows_the_named_code(tmp_path: Path, ollama_server) -> None:
+    """A question about where or which code ("Where is...", "which function ..., in which file") is read from the
+    code without asking the model how to answer it (it chose "run" for one, and answered from a snippet's output
+    that said nothing about it)."""
     repo = _repo(tmp_path)
-    events, done, _ = await pipeline_turn(repo, ollama_server, "Where is `natural` defined?", [
-        js({"kind": "question"}), js({"how": "read"}), js({"answer": "In pkg/sizes.py, line 1."})])
-    asked = ollama_server.requests[-1]["messages"][-1]["content"]
-    assert "pkg/sizes.py" in asked and "def natural(n):" in asked
-    assert done.text.startswith("In pkg/sizes.py")
+    for question in ("Where is `natural` defined?", "Which file and which function hold natural?"):
+        ollama_server.requests.clear()
+        events, done, _ = await pipeline_turn(repo, ollama_server, question, [
+            js({"kind": "question"}), js({"answer": "In pkg/sizes.py, line 1."})])
+        asked = ollama_server.requests[-1]["messages"][-1]["content"]
+        assert "pkg/sizes.py" in asked and "def natural(n):" in asked, question
+        assert done.text.startswith("In pkg/sizes.py")
+        assert not any("How is this answered best?" in r["messages"][-1]["content"] for r in ollama_server.requests)
 
 
 async def test_a_test_report_is_the_runners_own_count(tmp_path: Path, ollama_server) -> None:

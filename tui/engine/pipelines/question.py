@@ -229,6 +229,12 @@ def asks_behaviour(facts: Facts) -> bool:
     return False
 
 
+# "Which function turns a dict into XML, and in which file?", "Where is the timeout handled?": a place in the code,
+# read from the code (running something answers another question)
+WHERE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:function|method|class|file|module|line)s?\b|"
+                   r"\bin\s+(?:which|what)\s+file\b|^\s*where\b", re.I)
+
+
 async def run(job: Job, facts: Facts) -> TurnDone:
     """Run or read, as one narrow choice decides (a question about named code's behaviour is run without asking);
     a run that finds nothing to run falls back to reading; a count of a named literal's entries is counted."""
@@ -242,6 +248,9 @@ async def run(job: Job, facts: Facts) -> TurnDone:
         except NotHandled as err:
             job.note(f"running found no answer ({err.why}); reading the code instead")
             return await ask_read(job, facts)
+    if WHERE.search(facts.request):
+        job.note("question answered by: read (it asks where or which code)")
+        return await ask_read(job, facts)
     found = facts.summary()
     asked = await job.ask.json(HOW_PROMPT.format(question=facts.request.strip()[:1500],
                                                  found=f"It names: {found}\n" if found else ""),
