@@ -123,7 +123,16 @@ def test_a_unittest_project_without_pytest_runs_with_unittest(unittest_repo: Pat
     assert failure["test_id"] == "tests/test_calc.py::TestCalc::test_add" and failure["line"] == 8
     assert failure["message"] == "AssertionError: -1 != 3"
     one = json_of(unittest_repo, env, "tests/test_calc.py::TestCalc::test_add")["runs"][0]
-    assert (one["passed"], one["failed"]) == (0, 1) and one["command"].endswith("-v tests.test_calc.TestCalc.test_add")
+    # tests/ is not a package: the one test is found by discovery (an installed package named "tests", as some
+    # sdists ship, would shadow tests.test_calc)
+    assert (one["passed"], one["failed"]) == (0, 1), one
+    assert one["command"].endswith("-s tests -p test_calc.py -k TestCalc.test_add"), one["command"]
+    (unittest_repo / ".venv/lib").mkdir(exist_ok=True)
+    site = next((unittest_repo / ".venv/lib").glob("python3*/site-packages"))
+    (site / "tests").mkdir()
+    (site / "tests/__init__.py").write_text("")
+    shadowed = json_of(unittest_repo, env, "tests/test_calc.py")["runs"][0]
+    assert (shadowed["passed"], shadowed["failed"], shadowed["skipped"]) == (1, 1, 1), shadowed["output_tail"]
     results = agent_run(unittest_repo, env, ollama_server, {"name": "run_tests", "arguments": {}},
                         {"name": "run_python", "arguments": {"code": "import sys, calc; print(sys.prefix)"}})
     out = results["run_tests"][0]["output"]

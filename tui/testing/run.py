@@ -121,7 +121,14 @@ def plan_run(suite: Suite, selection: str = "", repo: Path | None = None) -> Pla
             argv += [selection] if path_like else ["-k", selection]
         return Plan(suite, argv, selection, report, {"PYTHONDONTWRITEBYTECODE": "1"})
     if suite.kind == "unittest":
-        if selection:
+        if selection and path_like and "discover" in argv and "-t" not in argv:
+            # the tests' directory is not a package (tests/ without __init__.py): tests.test_x cannot be imported,
+            # so the file is found the way the whole suite is, by discovery with its name as the pattern
+            head, _, rest = selection.partition("::")
+            kept = [a for i, a in enumerate(argv) if a != "-p" and (i == 0 or argv[i - 1] != "-p")]
+            names = [p for p in rest.split("::") if p]
+            argv = kept + ["-p", Path(head).name] + (["-k", ".".join(names)] if names else [])
+        elif selection:
             argv = argv[:3] + (["-v", unittest_target(selection)] if path_like else argv[3:] + ["-k", selection])
         return Plan(suite, argv, selection, env={"PYTHONDONTWRITEBYTECODE": "1"})
     if suite.kind == "node":
