@@ -552,3 +552,23 @@ def test_a_docstring_left_out_of_the_prompt_goes_back_under_a_signature_written_
     assert '"""' not in short and restore_docstring(short, doc) == code
     long_doc = code.replace("    indents with a tab.\n", "    indents with a tab.\n" + "    More.\n" * 30)
     assert shown(long_doc)[1] == "whole", "a long docstring does not make a short function long"
+
+
+async def test_a_method_for_a_class_named_with_an_acronym_goes_into_that_class_and_not_into_all(
+        tmp_path: Path, ollama_server) -> None:
+    """cachetools: "Add a peek(key) method to LRUCache": LRUCache (an acronym before a word) is a name, so the
+    method goes into its class without asking where (the model chose another module), and a method is not added
+    to the module's __all__."""
+    cache = ('__all__ = ["LRUCache"]\n\n\nclass LRUCache:\n    """Least recently used."""\n\n'
+             '    def __init__(self):\n        self.data = {}\n\n    def get(self, key):\n        return self.data[key]\n')
+    repo = _repo(tmp_path, **{"pkg/cache.py": cache, "pkg/other.py": "from pkg.cache import LRUCache\n"})
+    check = "from pkg.cache import LRUCache\nc = LRUCache()\nc.data['a'] = 1\nassert c.peek('a') == 1"
+    method = 'def peek(self, key, default=None):\n    """The value, not marked as used."""\n' \
+             '    return self.data.get(key, default)\n'
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Add a peek(key, default=None) method to LRUCache that returns the value for key.",
+        [js({"kind": "add"})] + [js({"code": check})] * 3 + [js({"code": method})] * 3)
+    text = (repo / "pkg/cache.py").read_text()
+    assert "    def peek(self, key, default=None):" in text, _debug(events)
+    assert text.startswith('__all__ = ["LRUCache"]\n') and (repo / "pkg/other.py").read_text().count("\n") == 1
+    assert not any("where the new code goes" in e.detail for e in events if e.type == "progress")

@@ -252,7 +252,7 @@ async def add(job: Job, facts: Facts) -> TurnDone:
         new = spliced(job, rel, text, f"{cls}.{name}" if cls else name, code)
         if new is None or new == text:
             return None
-        changes: dict[str, bytes | None] = {rel: with_export(new, name).encode()}
+        changes: dict[str, bytes | None] = {rel: (new if cls else with_export(new, name)).encode()}  # a method: not in __all__
         extra = package_reexport(index, rel, name) if not cls else None
         if extra:
             changes[extra[0]] = extra[1].encode()

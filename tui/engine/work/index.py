@@ -56,7 +56,9 @@ def is_test(path: str) -> bool:
 
 
 def _codelike(word: str) -> bool:
-    return bool(re.search(r"[_.$]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|\d", word)) or word.isupper() and len(word) > 1
+    """Written the way code is named: snake_case, camelCase, PascalCase with two capitals (TestCase), an acronym
+    before a word (LRUCache, JSONPath, HTTPServer), digits, dots, or all capitals."""
+    return bool(re.search(r"[_.$]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|[A-Z]{2}[a-z]|\d", word)) or word.isupper() and len(word) > 1
 
 
 class RepoIndex:
