@@ -221,6 +221,24 @@ async def test_how_many_entries_a_named_literal_has_is_counted_in_the_file_the_q
     assert entries(index, conf) == ["'a'", "'b'", "**"]
 
 
+async def test_how_many_methods_a_named_class_defines_itself_is_counted_in_its_body(tmp_path: Path,
+                                                                                   ollama_server) -> None:
+    """cachetools: a snippet counted ``LRUCache.__dict__`` (10) for "how many methods does LRUCache define itself";
+    the methods in the class's own body are counted by program, a nested function not among them (Python), and a
+    JavaScript class the same way."""
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/cache.py": "class Base:\n    def get(self):\n        pass\n\n\nclass LRUCache(Base):\n"
+                        "    def __init__(self):\n        def helper():\n            pass\n\n"
+                        "    def __getitem__(self, k):\n        pass\n\n    def popitem(self):\n        pass\n",
+        "lib/queue.js": "class JobQueue {\n  push(x) {}\n  pop() {}\n}\nmodule.exports = { JobQueue };\n"})
+    for question, count, names in (
+            ("How many methods does the LRUCache class define itself (not counting inherited ones)?", 3,
+             "__init__, __getitem__, popitem."),
+            ("How many methods does JobQueue have?", 2, "push, pop.")):
+        events, done, _ = await pipeline_turn(repo, ollama_server, question, [js({"kind": "question"})])
+        assert f"has {count} methods of its own" in done.text and done.text.endswith(names), done.text
+
+
 def test_a_name_that_only_requires_a_module_stands_for_what_it_exports_and_a_js_snippet_gets_its_load_line(
         tmp_path: Path) -> None:
     """``var parse = require('./parse')`` in lib/index.js: the question, change or fix is about lib/parse.js's

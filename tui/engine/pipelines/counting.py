@@ -1,5 +1,6 @@
-"""A count of a named literal's entries, by program: "how many options does the defaults object have" is the
-number of its keys, listed (a model reading the object said 11 of 17)."""
+"""A count by program: "how many options does the defaults object have" is the number of its keys, listed (a model
+reading the object said 11 of 17); "how many methods does LRUCache define" is the number of methods in the
+class's own body, listed (a snippet counted ``LRUCache.__dict__``: 10)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,17 @@ def entries(index: RepoIndex, d: Any) -> list[str] | None:
 
 
 _HOW_MANY = re.compile(r"^\s*how many\b", re.I)
+_MEMBERS = re.compile(r"^\s*how many\s+(?:\w+\s+){0,2}?(methods)\b", re.I)
+
+
+def members(index: RepoIndex, d: Any, what: str) -> list[str] | None:
+    """The methods a class defines itself (in its own body: not inherited, not nested deeper); None when ``d`` is
+    not a class."""
+    if what == "methods" and d.symbol.kind == "class":
+        prefix = d.qualname + "."
+        return [x.qualname[len(prefix):] for x in index.definitions([d.path])
+                if x.symbol.kind == "method" and x.qualname.startswith(prefix) and "." not in x.qualname[len(prefix):]]
+    return None
 
 
 async def counted(job: Job, facts: Facts) -> TurnDone | None:
@@ -60,15 +72,16 @@ async def counted(job: Job, facts: Facts) -> TurnDone | None:
     if not _HOW_MANY.match(facts.request):
         return None
     index = await job.index()
+    member = _MEMBERS.match(facts.request)
     for n in facts.symbols:
         d = n.definitions[0]
-        items = entries(index, d)
+        items = members(index, d, member.group(1).lower()) if member else entries(index, d)
         if items:
             async def nothing() -> None:
                 return None
 
             lines = f"{d.symbol.start}-{d.symbol.end}"
             await job.step("read_file", {"path": d.path, "lines": lines}, nothing, lambda _: f"lines {lines}")
-            return job.answer(f"{d.qualname} ({d.path}:{d.symbol.line}) has {len(items)} entries (counted): "
-                              f"{', '.join(items)}.")
+            what = "methods of its own (counted in its body; inherited ones are not)" if member else "entries (counted)"
+            return job.answer(f"{d.qualname} ({d.path}:{d.symbol.line}) has {len(items)} {what}: {', '.join(items)}.")
     return None
