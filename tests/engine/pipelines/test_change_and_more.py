@@ -572,3 +572,25 @@ async def test_a_method_for_a_class_named_with_an_acronym_goes_into_that_class_a
     assert "    def peek(self, key, default=None):" in text, _debug(events)
     assert text.startswith('__all__ = ["LRUCache"]\n') and (repo / "pkg/other.py").read_text().count("\n") == 1
     assert not any("where the new code goes" in e.detail for e in events if e.type == "progress")
+
+
+async def test_when_every_data_script_raises_the_error_goes_back_for_one_more_round(tmp_path: Path,
+                                                                                   ollama_server) -> None:
+    """xmltodict's feeds.json: every change(data) raised (an entry without "url": KeyError) and the turn fell to
+    the general loop. The error one of them met goes back once; the script written with it is used, and a change
+    that returns the new content as JSON text is taken as that content."""
+    feeds = '[\n  {"name": " a ", "url": "u1"},\n  {"name": "b"},\n  {"name": "a", "url": "u1"}\n]\n'
+    repo = _repo(tmp_path, **{"data/feeds.json": feeds})
+    raises = "def change(data):\n    return [dict(e, url=e['url'].strip()) for e in data]\n"
+    fixed = ("import json\n\ndef change(data):\n    out, seen = [], set()\n    for e in data:\n"
+             "        if e.get('url') and e['url'] not in seen:\n            seen.add(e['url'])\n"
+             "            out.append({k: v.strip() for k, v in e.items()})\n    return json.dumps(out)\n")
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Clean data/feeds.json: trim the strings, drop entries without a url, and duplicates.",
+        [js({"kind": "data"})] + [js({"code": raises})] * 3 + [js({"code": "assert len(new) == 1"})] * 3 +
+        [js({"code": fixed})] * 3)
+    import json as _json
+
+    assert _json.loads((repo / "data/feeds.json").read_text()) == [{"name": "a", "url": "u1"}], _debug(events)
+    asked = ollama_server.requests[-1]["messages"][-1]["content"]
+    assert "KeyError: 'url'" in asked and "Write it again" in asked

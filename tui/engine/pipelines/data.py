@@ -82,6 +82,11 @@ value = list(csv.reader(io.StringIO(text), delimiter=DELIM)) if KIND == "rows" e
 old = copy.deepcopy(value)
 new = change(value)
 new = value if new is None else new  # changed in place
+if KIND == "data" and isinstance(new, str):  # the new content as JSON text, not the data
+    try:
+        new = json.loads(new)
+    except ValueError:
+        pass
 if KIND == "rows":
     out = io.StringIO()
     csv.writer(out, delimiter=DELIM, lineterminator="\\r\\n" if "\\r\\n" in text else "\\n").writerows(
@@ -205,12 +210,32 @@ async def transform(job: Job, facts: Facts, files: list[str]) -> TurnDone:
     mark = "@@" + secrets.token_hex(6)
     checks = await _checks(job, scratch, files[0], kind, request, shown, mark) if kind else []
     written = Counter(c for c in map(code_of, asked.values) if c and (not kind or "def change" in c))
+    results, dropped, failed = await _tried(job, scratch, files, kind, written, checks, mark, original)
+    if not results and failed:  # every script raised: once more, with the error one of them met
+        code, error = failed[0]
+        again = await job.ask.json(prompt + f"\n\nThis code:\n```python\n{code[:1500]}\n```\nfailed with:\n```\n"
+                                   f"{error}\n```\nWrite it again so that it works on this file.", CODE_SCHEMA,
+                                   n=job.samples, max_tokens=700, label="the script again, fixed")
+        written = Counter(c for c in map(code_of, again.values) if c and (not kind or "def change" in c))
+        results, more, _ = await _tried(job, scratch, files, kind, written, checks, mark, original)
+        dropped += more
+    if not results:
+        why = f" ({dropped} left nothing of the file)" if dropped else ""
+        raise NotHandled(f"no script made a change that parses{why}")
+    return await _propose(job, results, sum(written.values()), len(checks))
+
+
+async def _tried(job: Job, scratch: Any, files: list[str], kind: str, written: Counter, checks: list[str], mark: str,
+                 original: dict[str, bytes | None]) -> tuple[list[tuple[str, dict[str, bytes | None], int]], int,
+                                                            list[tuple[str, str]]]:
+    """Each script run in the copy: (what changed, with its votes and checks passed; how many left nothing of the
+    file; the scripts that raised, with the error's last lines)."""
     results: list[tuple[str, dict[str, bytes | None], int]] = []
-    dropped = 0
+    dropped, failed = 0, []
     for code in written:  # the same code twice is two votes
         run = harness(files[0], code, checks, mark) if kind else code
         ran = await job.step("run_python", {"code": code}, lambda run=run: trial.run_code(job, scratch, run),
-                             lambda r: f"exit {r.exit_code}")
+                             lambda r: f"exit {r.exit_code}" + (trial.error_line(r.output) if not r.ok else ""))
         if ran.ok:
             after = {f: scratch.read(f) for f in files}
             changed = {f: a for f, a in after.items() if a != original[f]}
@@ -218,11 +243,10 @@ async def transform(job: Job, facts: Facts, files: list[str]) -> TurnDone:
                 dropped += 1
             elif changed and not any(parses(f, a) for f, a in changed.items()):
                 results += [(code, changed, verdicts(ran.output, mark).count("ok"))] * written[code]
+        elif ran.exit_code is not None:
+            failed.append((code, "\n".join(ran.output.strip().splitlines()[-4:])))
         scratch.restore(original)  # the next script starts from the file as it is in the tree
-    if not results:
-        why = f" ({dropped} left nothing of the file)" if dropped else ""
-        raise NotHandled(f"no script made a change that parses{why}")
-    return await _propose(job, results, sum(written.values()), len(checks))
+    return results, dropped, failed
 
 
 async def _checks(job: Job, scratch: Any, rel: str, kind: str, request: str, shown: str, mark: str) -> list[str]:
