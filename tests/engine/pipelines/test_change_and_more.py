@@ -594,3 +594,17 @@ async def test_when_every_data_script_raises_the_error_goes_back_for_one_more_ro
     assert _json.loads((repo / "data/feeds.json").read_text()) == [{"name": "a", "url": "u1"}], _debug(events)
     asked = ollama_server.requests[-1]["messages"][-1]["content"]
     assert "KeyError: 'url'" in asked and "Write it again" in asked
+
+
+async def test_a_rewrite_that_only_changes_quotes_is_no_candidate(tmp_path: Path, ollama_server) -> None:
+    """humanize's metric: with no check written, a rewrite that only turned "" into '' passed the suite and was
+    proposed as the change. Python that parses to the same tree is not a candidate."""
+    repo = _repo(tmp_path, **{"tests/test_fmt.py": "def test_nothing():\n    pass\n"})
+    requoted = {"code": "def size(n, digits=1):\n    return f'{n / 1000:.{digits}f} kB'\n"}
+    right = {"code": 'def size(n, digits=2):\n    return f"{n / 1000:.{digits}f} kB"\n'}
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Make `size` show two decimals by default.",
+        [js({"kind": "change"})] + [js({"code": "no check"})] * 3 + [js(requoted), js(requoted), js(right)])
+    proposed = edits(approver)
+    assert len(proposed) == 1 and "digits=2" in proposed[0].diff, _debug(events)
+    assert "candidate 1: " in proposed[0].summary and "tried 1 candidate" in done.text, done.text
