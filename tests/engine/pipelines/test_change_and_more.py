@@ -608,3 +608,22 @@ async def test_a_rewrite_that_only_changes_quotes_is_no_candidate(tmp_path: Path
     proposed = edits(approver)
     assert len(proposed) == 1 and "digits=2" in proposed[0].diff, _debug(events)
     assert "candidate 1: " in proposed[0].summary and "tried 1 candidate" in done.text, done.text
+
+
+async def test_a_new_class_the_request_names_is_what_gets_added_whatever_its_reply_defines_first(
+        tmp_path: Path, ollama_server) -> None:
+    """cachetools: "Add a LIFOCache class ...": a reply that defines a helper before the class was placed as the
+    helper (a method name defined many times in the module could not be placed at all). The name the request gives
+    is what is added, and exported; the prompt names it."""
+    repo = _repo(tmp_path)
+    code = ('def _newest(keys):\n    """The last key."""\n    return keys[-1]\n\n\n'
+            'class Stack:\n    """Last in, first out."""\n\n    def __init__(self):\n        self.items = []\n')
+    events, done, approver = await pipeline_turn(
+        repo, ollama_server, "Add a Stack class to pkg/fmt.py (last in, first out) and export it.",
+        [js({"kind": "add"})] + [js({"code": "from pkg.fmt import Stack\nassert Stack().items == []"})] * 3 +
+        [js({"code": code})] * 3)
+    text = (repo / "pkg/fmt.py").read_text()
+    assert "class Stack:" in text and '"Stack"' in text.split("\n", 1)[0], _debug(events)
+    asked = next(r["messages"][-1]["content"] for r in ollama_server.requests
+                 if "Only the new definition" in r["messages"][-1]["content"])
+    assert "Only the new definition (Stack, whole: its first line names it)." in asked

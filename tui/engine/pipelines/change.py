@@ -21,7 +21,7 @@ from tui.engine.pipelines.loading import js_load
 from tui.engine.pipelines.rewrite import Goal, definition_place, propose_best, reply_for, shown, spliced
 from tui.engine.pipelines.values import value_swap, valued
 from tui.engine.work import trial
-from tui.engine.work.index import Definition, RepoIndex
+from tui.engine.work.index import Definition, RepoIndex, _codelike
 from tui.engine.work.trial import Candidate
 from tui.protocol.events import TurnDone
 
@@ -44,7 +44,7 @@ ADD_PROMPT = """A developer asked:
 </request>
 
 It goes into {path}{inside}. {context}
-Write the new code: complete, with a docstring, in the style of the code around it. Only the new definition.
+Write the new code: complete, with a docstring, in the style of the code around it. Only the new definition{named}.
 Reply as JSON: {{"code": "<the new definition>"}}"""
 
 PICK_PROMPT = """A developer asked:
@@ -160,10 +160,13 @@ async def _passes(job: Job, check: str, candidate: Candidate, language: str) -> 
 
 
 # -- new code -----------------------------------------------------------------------------------------------
-def _def_name(code: str) -> str:
-    m = re.search(r"^\s*(?:async\s+)?(?:def|class|function\*?)\s+([A-Za-z_$][\w$]*)|"
-                  r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=", code, re.M)
-    return (m.group(1) or m.group(2)) if m else ""
+def _def_name(code: str, wanted: list[str] | None = None) -> str:
+    """The name the new code defines: one the request gives, when the code defines it (a class whose methods come
+    first in the reply is still that class), else its first definition."""
+    found = [m.group(1) or m.group(2) for m in re.finditer(
+        r"^\s*(?:async\s+)?(?:def|class|function\*?)\s+([A-Za-z_$][\w$]*)|"
+        r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=", code, re.M)]
+    return next((n for n in found if n in (wanted or [])), found[0] if found else "")
 
 
 def with_export(text: str, name: str) -> str:
@@ -238,15 +241,20 @@ async def add(job: Job, facts: Facts) -> TurnDone:
     example = f"\nFor the style, an existing definition there:\n```\n{index.source_of(sibling, 25)}\n```" \
         if sibling else ""
     context = f"What {rel} has now:\n{outline}{example}"
+    kinds = {a or b for a, b in re.findall(r"\b([A-Z]\w*)\s+(?:class|function|method)\b|\b(?:class|function|method)\s+"
+                                         r"([A-Za-z_]\w*)", facts.request)}  # "a Stack class", "function clamp"
+    new_names = [w for w in dict.fromkeys(re.findall(r"[A-Za-z_$][\w$]*", facts.request))
+                 if (_codelike(w) or w in kinds) and not index.named_symbols(w) and not index.exists(w)]
     prompt = ADD_PROMPT.format(request=facts.request.strip()[:1500], path=rel,
-                               inside=f", as a method of class {cls}" if cls else "", context=context)
+                               inside=f", as a method of class {cls}" if cls else "", context=context,
+                               named=f" ({new_names[0]}, whole: its first line names it)" if new_names else "")
     check = await check_for(job, index, facts.request, [Definition(rel, sibling.symbol)] if sibling else [],
                             f"The module: {rel}\n", must_fail=False) if rel.endswith(".py") else None
     goal = Goal(prompt, label="the new code", check=check, before_label="before the change",
                 language="python" if rel.endswith(".py") else "javascript", max_tokens=1200)
 
     def place(code: str) -> dict[str, bytes | None] | None:
-        name = _def_name(code)
+        name = _def_name(code, new_names)
         if not name:
             return None
         new = spliced(job, rel, text, f"{cls}.{name}" if cls else name, code)
