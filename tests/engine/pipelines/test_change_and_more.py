@@ -389,7 +389,7 @@ def test_a_javascript_module_that_exports_nothing_exports_its_top_level_definiti
 
 def test_code_in_a_markdown_fence_is_the_code_inside_it() -> None:
     """In JS a fenced reply still parses (a call of an empty template string) and fails only when run."""
-    from tui.engine.pipelines.rewrite import code_of
+    from tui.engine.pipelines.codetext import code_of
 
     assert code_of({"code": "```js\nconst a = 1;\n```"}) == "const a = 1;"
     assert code_of({"code": "```\ndef f():\n    return 1\n```\n"}) == "def f():\n    return 1"
@@ -507,7 +507,7 @@ def test_a_check_that_compares_a_call_with_an_exception_class_checks_that_the_ca
 
 
 def test_a_module_cut_at_the_token_limit_keeps_its_whole_statements_and_loses_its_fence() -> None:
-    from tui.engine.pipelines.rewrite import code_of, whole_python
+    from tui.engine.pipelines.codetext import code_of, whole_python
 
     cut = code_of({"code": "```python\nimport os\n\n\ndef mean(seq):\n    return sum(seq) / len(seq)\n\n\n"
                            "def _test_mean():\n    assert mean([1]) == 1\n    assert mean([1, 2, 3, 4"})
@@ -544,7 +544,8 @@ def test_a_docstring_left_out_of_the_prompt_goes_back_under_a_signature_written_
     """xmltodict's unparse: its signature spans three lines; the rewrite without the docstring got it back only
     when the def line ended with a colon, so the docstring was deleted (and a rewrite that changed nothing else
     looked like a change)."""
-    from tui.engine.pipelines.rewrite import elide_docstring, restore_docstring, shown
+    from tui.engine.pipelines.codetext import elide_docstring, restore_docstring
+    from tui.engine.pipelines.rewrite import shown
 
     code = ('def unparse(input_dict, output=None,\n            **kwargs):\n    """Emit XML.\n\n    Pretty output\n'
             '    indents with a tab.\n    """\n    if output:\n        return 1\n    return 0')

@@ -18,7 +18,8 @@ from typing import Any
 
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
-from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of
+from tui.engine.pipelines.codetext import code_of
+from tui.engine.pipelines.rewrite import CODE_SCHEMA
 from tui.engine.work import trial
 from tui.protocol.events import TurnDone
 from tui.safety.parsing import parses

@@ -9,7 +9,8 @@ from typing import Any
 
 from tui.engine.pipelines import localize
 from tui.engine.pipelines.job import Job
-from tui.engine.pipelines.rewrite import CODE_SCHEMA, code_of, spliced
+from tui.engine.pipelines.codetext import code_of
+from tui.engine.pipelines.rewrite import CODE_SCHEMA, spliced
 from tui.engine.work import trial
 from tui.engine.work.trial import Candidate, Verdict
 

@@ -198,7 +198,8 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any, file
     """A new Python or JavaScript module with the request's content (in ``file`` when the developer named it),
     checked; None when it cannot be made that way."""
     from tui.engine.pipelines.checks import check_for
-    from tui.engine.pipelines.rewrite import Goal, propose_best, whole_python
+    from tui.engine.pipelines.codetext import whole_python
+    from tui.engine.pipelines.rewrite import Goal, propose_best
     from tui.protocol.errors import ToolError
     from tui.scaffold import build_scaffold, detect_project
 
