@@ -209,6 +209,24 @@ async def test_a_data_file_is_changed_by_the_function_that_passes_the_requests_c
     assert "change(rows)" in asked and "name,n" in asked
 
 
+def test_rows_go_into_a_set_the_way_a_small_model_deduplicates_them(tmp_path: Path) -> None:
+    """humanize's filesizes.csv: every change(rows) that kept a set of seen rows died with "unhashable type:
+    'list'". The rows change() is given are lists that can be hashed, compared as their values."""
+    import subprocess
+    import sys
+
+    from tui.engine.pipelines.data import harness
+
+    (tmp_path / "f.csv").write_text("a,b\n1,2\n\n1,2\n")
+    code = ("def change(rows):\n    seen, out = set(), []\n    for row in rows:\n"
+            "        if row and row not in seen:\n            seen.add(row)\n            out.append(row)\n"
+            "    return out\n")
+    ran = subprocess.run([sys.executable, "-c", harness("f.csv", code, ["assert new == [['a', 'b'], ['1', '2']]"],
+                                                       "@@m")], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and "@@m 0 ok" in ran.stdout, ran.stderr
+    assert (tmp_path / "f.csv").read_text() == "a,b\n1,2\n"
+
+
 def test_a_result_that_leaves_nothing_of_a_file_is_not_a_change() -> None:
     from tui.engine.pipelines.data import emptied
 

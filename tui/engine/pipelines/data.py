@@ -79,7 +79,10 @@ change = space["change"]
 
 with open(PATH, encoding="utf-8", newline="") as f:
     text = f.read()
-value = list(csv.reader(io.StringIO(text), delimiter=DELIM)) if KIND == "rows" else json.loads(text)
+class Row(list):  # a row that can go into a set or be a dict key (deduplicating rows), compared as its values
+    def __hash__(self):
+        return hash(tuple(self))
+value = [Row(r) for r in csv.reader(io.StringIO(text), delimiter=DELIM)] if KIND == "rows" else json.loads(text)
 old = copy.deepcopy(value)
 new = change(value)
 new = value if new is None else new  # changed in place
