@@ -6,7 +6,7 @@ candidate, the right one too. Run graded, each top-level assert reports on its o
 any fails, so a graded check means what the check means), and the candidates can be compared assert by assert: an
 assert that no candidate satisfies says nothing about which one is right (CodeT's dual agreement, at the level of
 asserts). ``live`` keeps the others, as long as what is left still asks for the change: at least one assert the
-code as it was fails (the change itself), and no more than half of the asserts dropped.
+code as it was fails (the change itself), and two of them when more than half of the asserts are dropped.
 """
 
 from __future__ import annotations
@@ -106,12 +106,13 @@ def without(snippet: str, language: str, drop: set[int]) -> str:
 
 def live(total: int, before: dict[int, bool] | None, candidates: list[dict[int, bool]]) -> set[int] | None:
     """The asserts that no candidate satisfies, to drop; None when dropping them is not justified: nothing to drop,
-    a candidate's results missing (the run died before its asserts), more than half of them, or none left that
-    the code as it was fails (``before``; None for new code, where every assert asks for something new)."""
+    a candidate's results missing (the run died before its asserts), none left that the code as it was fails
+    (``before``; None for new code, where every assert asks for something new), or only one such left when more
+    than half would go."""
     if total < 2 or not candidates or any(len(c) < total for c in candidates):
         return None
     dead = {i for i in range(1, total + 1) if not any(c.get(i) for c in candidates)}
-    if not dead or len(dead) * 2 > total:
-        return None
     asked = [i for i in range(1, total + 1) if i not in dead and (before is None or not before.get(i, False))]
-    return dead if asked else None
+    if not dead or not asked or (len(dead) * 2 > total and len(asked) < 2):
+        return None
+    return dead
