@@ -126,6 +126,11 @@ def test_where_a_value_the_request_replaces_lives_and_the_swap_made_by_program(t
     assert valued(index, "Make parse faster.") == []
     d = valued(index, "Raise parameterLimit from 1000 to 2000.")[0]
     assert value_swap(index.text(d.path) or "", d, "Raise parameterLimit to 2000 or 3000 from 1000.") is None
+    # humanize's metric: no parameter named, numbers in words; the one default of the signature that holds one
+    size = next(x for x in index.definitions(["pkg/fmt.py"]) if x.qualname == "size")
+    swapped = value_swap(FMT, size, "Make size show two decimals by default instead of one.")
+    assert swapped is not None and "def size(n, digits=2):" in swapped and swapped.count("digits=2") == 1
+    assert value_swap(FMT, size, "Make size show two decimals instead of one.") is None, "no default: not this path"
 
 
 def test_an_edit_of_part_of_a_line_is_made_when_that_text_is_there_once() -> None:

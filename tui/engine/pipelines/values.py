@@ -63,6 +63,7 @@ def value_swap(text: str, d: Definition, request: str) -> str | None:
     """The file with the one value the request replaces put in place by program, when the request gives exactly
     two values (1000 and 2000; '&' and ';') and one line of the definition gives the one to a key or name the
     request uses (or a code-like name beside it): a mechanical edit is not the model's to retype."""
+    request = in_digits(request)
     found = [(m.group(0), next((g for g in m.groups() if g), None)) for m in _LITERAL.finditer(request)]
     values = list(dict.fromkeys(inner if inner is not None else raw for raw, inner in found))
     quoted = {inner for _, inner in found if inner is not None}
@@ -79,6 +80,8 @@ def value_swap(text: str, d: Definition, request: str) -> str | None:
         if len(present) == 1:
             hits.append((i, present[0]))
     if len(hits) != 1:
+        hits = _default_hits(lines, d, values) if re.search(r"\bdefault", request, re.I) else []
+    if len(hits) != 1:
         return None
     i, old = hits[0]
     new = next(v for v in values if v != old)
@@ -87,3 +90,26 @@ def value_swap(text: str, d: Definition, request: str) -> str | None:
         return None
     lines[i] = re.sub(token, lambda _m: new, lines[i])
     return "\n".join(lines)
+
+
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def in_digits(request: str) -> str:
+    """Numbers written as words ("four significant digits instead of three") as digits."""
+    return re.sub(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", lambda m: _NUMBER_WORDS[m.group(1).lower()], request,
+                  flags=re.I)
+
+
+def _default_hits(lines: list[str], d: Definition, values: list[str]) -> list[tuple[int, str]]:
+    """"... by default instead of 3": the one parameter of the definition's signature whose default is one of the
+    two values (``precision: int = 3``), when the request names no parameter."""
+    hits = []
+    for i in range(d.symbol.start - 1, min(d.symbol.end, len(lines))):
+        for v in values:
+            if re.search(rf"[\w$]\s*(?::[^=,()]*)?=\s*{re.escape(v)}(?=\s*[,)])", lines[i]):
+                hits.append((i, v))
+        if re.search(r"\)\s*(?:->[^:]*)?:\s*(?:#.*)?$|\)\s*\{", lines[i]):  # the end of the signature
+            break
+    return hits
