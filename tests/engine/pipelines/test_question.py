@@ -308,3 +308,27 @@ async def test_what_typescript_code_returns_is_run_from_its_source_when_there_is
         js({"answer": "It returns 'a/b'."})])
     assert done.text.startswith("It returns 'a/b'.") and "'a/b'" in done.text.split("```")[-2], done.text
     assert "const trimSlashes = mod.trimSlashes ?? mod.default;" in done.text
+
+
+async def test_which_function_does_something_is_chosen_from_the_definitions_that_share_its_words(
+        tmp_path: Path, ollama_server) -> None:
+    """xmltodict: "Which function turns a dict back into XML, and in which file?" names no code; a search for the
+    words the model picked read the wrong function. The definitions whose names and doc lines share the question's
+    words are listed with those lines (Python docstrings, a JSDoc block), the model chooses one, and the answer
+    (name, file, line, doc line) comes from the index."""
+    repo = make_repo(tmp_path / "repo", {
+        "xmlconv.py": 'def parse(xml):\n    """Parse the given XML input and convert it into a dictionary."""\n'
+                      '    return {}\n\n\ndef unparse(input_dict):\n    """Emit an XML document for the given dict '
+                      '(reverse of parse)."""\n    return ""\n\n\ndef other():\n    return 1\n',
+        "lib/query.js": "/**\n * Turns an object into a query string.\n */\nfunction stringify(obj) {\n  return '';\n}\n"
+                        "module.exports = { stringify };\n"})
+    events, done, _ = await pipeline_turn(
+        repo, ollama_server, "Which function turns a dict back into XML, and in which file is it?",
+        [js({"kind": "question"}), js({"definition": "unparse"})])
+    assert done.text == ("`unparse` in xmlconv.py (line 6): Emit an XML document for the given dict (reverse of "
+                         "parse)."), done.text
+    listed = ollama_server.requests[-1]["messages"][-1]["content"]
+    assert "- parse (xmlconv.py): Parse the given XML input" in listed and "other" not in listed
+    events, done, _ = await pipeline_turn(repo, ollama_server, "Which function makes a query string of an object?",
+                                          [js({"kind": "question"}), js({"definition": "stringify"})])
+    assert done.text == "`stringify` in lib/query.js (line 4): Turns an object into a query string.", done.text

@@ -250,6 +250,13 @@ async def run(job: Job, facts: Facts) -> TurnDone:
             return await ask_read(job, facts)
     if WHERE.search(facts.request):
         job.note("question answered by: read (it asks where or which code)")
+        if not facts.symbols:  # it names no code: the definitions that share its words, one chosen from a list
+            from tui.engine.pipelines.which import which
+
+            try:
+                return await which(job, facts)
+            except NotHandled as err:
+                job.note(f"no definition chosen ({err.why}); reading what a search finds")
         return await ask_read(job, facts)
     found = facts.summary()
     asked = await job.ask.json(HOW_PROMPT.format(question=facts.request.strip()[:1500],
