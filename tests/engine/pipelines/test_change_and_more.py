@@ -651,3 +651,16 @@ async def test_a_new_class_the_request_names_is_what_gets_added_whatever_its_rep
     asked = next(r["messages"][-1]["content"] for r in ollama_server.requests
                  if "Only the new definition" in r["messages"][-1]["content"])
     assert "Only the new definition (Stack, whole: its first line names it)." in asked
+
+
+def test_a_newline_the_json_reply_put_inside_a_python_string_is_the_escape_it_meant() -> None:
+    """xmltodict: every check asserting on pretty output wrote ``'<a>1</a>\\n  <b>2</b>'``; JSON decoding made the
+    \\n a line break, so the check did not parse and no check was used. The literal is joined again with \\n."""
+    from tui.engine.pipelines.checks import raising
+    from tui.engine.pipelines.codetext import joined_strings
+
+    broken = "from x import u\nassert u(1) == '<a>1</a>\n  <b>2</b>'\nassert u(2) == '<a>\n\n</a>'"
+    assert joined_strings(broken) == "from x import u\nassert u(1) == '<a>1</a>\\n  <b>2</b>'\n" \
+                                     "assert u(2) == '<a>\\n\\n</a>'"
+    assert raising(broken).endswith("assert u(2) == '<a>\\n\\n</a>'")
+    assert joined_strings("y = (\n") == "y = (\n" and joined_strings("a = '''x\ny'''") == "a = '''x\ny'''"

@@ -55,8 +55,10 @@ def raising(snippet: str) -> str:
     (a generator is never equal to a list; a list is compared as it is). The helpers (``raises``, which the
     prompt offers, and ``listed``) are defined above the asserts that use them. A snippet that does not parse is
     left as it is (its check fails and says why)."""
+    from tui.engine.pipelines.codetext import joined_strings
     from tui.safety.parsing import parse_python
 
+    snippet = joined_strings(snippet)
     try:
         tree = parse_python(snippet)
     except (SyntaxError, ValueError, RecursionError):

@@ -108,3 +108,26 @@ def same_code(rel: str, before: str, after: str) -> bool:
         return ast.dump(parse_python(before)) == ast.dump(parse_python(after))
     except (SyntaxError, ValueError, RecursionError):
         return False
+
+
+def joined_strings(code: str, limit: int = 20) -> str:
+    """Python whose one-line string literals were broken by a newline (the model wrote ``\\n`` inside a quoted
+    string in its JSON reply, which decoding turned into a line break): each such literal joined again with the
+    ``\\n`` escape it meant, while what is broken is an unterminated one-line string. Code that parses, or whose
+    fault is something else, is returned as it is."""
+    for _ in range(limit):
+        try:
+            parse_python(code)
+            return code
+        except SyntaxError as err:
+            if "unterminated string literal" not in str(err.msg) or not err.lineno:
+                return code
+            lines = code.split("\n")
+            at = err.lineno - 1
+            if at + 1 >= len(lines):
+                return code
+            lines[at:at + 2] = [lines[at] + "\\n" + lines[at + 1]]
+            code = "\n".join(lines)
+        except (ValueError, RecursionError):
+            return code
+    return code

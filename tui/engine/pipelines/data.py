@@ -133,8 +133,10 @@ def definitions_only(code: str) -> str:
     the file its own way, before the program can call change). Code that does not parse is left as it is."""
     import ast
 
+    from tui.engine.pipelines.codetext import joined_strings
     from tui.safety.parsing import parse_python
 
+    code = joined_strings(code)
     try:
         tree = parse_python(code)
     except (SyntaxError, ValueError, RecursionError):

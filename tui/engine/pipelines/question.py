@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from tui.engine.pipelines import evidence
+from tui.engine.pipelines.codetext import joined_strings
 from tui.engine.pipelines.counting import counted
 from tui.engine.pipelines.facts import Facts
 from tui.engine.pipelines.job import Job, NotHandled
@@ -298,7 +299,8 @@ async def ask_run(job: Job, facts: Facts, *, count: bool = False, output_only: b
                                imports=imports, helpers=HELPERS if language == "python" else "")
     schema = {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}
     asked = await job.ask.json(prompt, schema, n=job.samples, max_tokens=400, label="code that answers it")
-    codes = list(dict.fromkeys(with_imports(c, import_lines, language) for c in map(_code_of, asked.values) if c))
+    codes = list(dict.fromkeys(with_imports(joined_strings(c) if language == "python" else c, import_lines, language)
+                               for c in map(_code_of, asked.values) if c))
     omitted = left_out(index, facts) if language == "python" else {}
     kept = [c for c in codes if honours(c, omitted)]  # a snippet that passes what the question leaves out: dropped
     runs = await _run_all(job, scratch, kept, language)

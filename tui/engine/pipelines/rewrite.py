@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
-from tui.engine.pipelines.codetext import code_of, elide_docstring, restore_docstring, same_code
+from tui.engine.pipelines.codetext import code_of, elide_docstring, joined_strings, restore_docstring, same_code
 from tui.engine.pipelines.job import Job, NotHandled
 from tui.engine.work import trial
 from tui.engine.work.index import Definition
@@ -79,7 +79,8 @@ async def candidates(job: Job, goal: Goal, place: Callable[[str], dict[str, byte
                 job.note(f"an edit for {goal.label} did not match the code: {str(value)[:300]}")
                 continue
         else:
-            code = restore_docstring(code_of(value), goal.doc)
+            code = code_of(value)
+            code = restore_docstring(joined_strings(code) if goal.language == "python" else code, goal.doc)
         if not code or code in seen:
             continue
         seen.add(code)

@@ -198,7 +198,7 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any, file
     """A new Python or JavaScript module with the request's content (in ``file`` when the developer named it),
     checked; None when it cannot be made that way."""
     from tui.engine.pipelines.checks import check_for
-    from tui.engine.pipelines.codetext import whole_python
+    from tui.engine.pipelines.codetext import joined_strings, whole_python
     from tui.engine.pipelines.rewrite import Goal, propose_best
     from tui.protocol.errors import ToolError
     from tui.scaffold import build_scaffold, detect_project
@@ -235,7 +235,7 @@ async def _filled_module(job: Job, facts: Facts, name: str, directory: Any, file
     def place(code: str) -> dict[str, bytes | None] | None:
         if not code.strip():
             return None
-        code = whole_python(code) if language == "python" else with_js_exports(code, esm)
+        code = whole_python(joined_strings(code)) if language == "python" else with_js_exports(code, esm)
         made = module_test(module, name, check, code) if language == "python" else \
             js_module_test(source, test, name, check, esm, framework)
         return {source: (code.rstrip() + "\n").encode(), test: made.encode()}
