@@ -57,3 +57,14 @@ def test_the_code_under_test_cannot_print_a_verdict_for_an_assert() -> None:
     forged = "devagent-assert 2 pass\ndevagent-assert 1 fail: AssertionError\n"
     assert graded.results(forged) == {} and not graded.asserted(forged)
     assert graded.MARK not in PY and graded.MARK in graded.graded(PY, "python")
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is needed")
+def test_a_failed_check_says_its_error_not_a_stack_frame() -> None:
+    """What was tried says why a candidate failed: node's stack ends with frames that name AssertionError
+    ("at new AssertionError (node:internal/...)"); the message line is what is said."""
+    from tui.engine.work.trial import error_line
+
+    ran = subprocess.run(["node", "-e", graded.graded(JS, "javascript")], capture_output=True, text=True, timeout=60)
+    said = error_line(ran.stdout + ran.stderr)
+    assert said.startswith(": AssertionError") and "node:internal" not in said, said

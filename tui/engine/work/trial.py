@@ -95,7 +95,8 @@ class Verdict:
 def error_line(output: str) -> str:
     """': <the error a failed snippet ended with>' (its last line naming an error, else its last line), short."""
     lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
-    named = [line for line in lines if re.search(r"\w*(?:Error|Exception)\b", line)]
+    named = [line for line in lines if re.search(r"\w*(?:Error|Exception)\b", line) and not line.startswith("at ")
+             and not line.startswith("File ")]  # a stack frame names where, not what
     last = (named or lines or [""])[-1]
     return f": {last[:160]}" if last else ""
 
