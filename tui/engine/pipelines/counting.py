@@ -54,13 +54,13 @@ def entries(index: RepoIndex, d: Any) -> list[str] | None:
 
 
 _HOW_MANY = re.compile(r"^\s*how many\b", re.I)
-_MEMBERS = re.compile(r"^\s*how many\s+(?:\w+\s+){0,2}?(methods)\b", re.I)
+_MEMBERS = re.compile(r"^\s*how many\s+(?:\w+\s+){0,2}?methods\b", re.I)
 
 
-def members(index: RepoIndex, d: Any, what: str) -> list[str] | None:
+def members(index: RepoIndex, d: Any) -> list[str] | None:
     """The methods a class defines itself (in its own body: not inherited, not nested deeper); None when ``d`` is
     not a class."""
-    if what == "methods" and d.symbol.kind == "class":
+    if d.symbol.kind == "class":
         prefix = d.qualname + "."
         return [x.qualname[len(prefix):] for x in index.definitions([d.path])
                 if x.symbol.kind == "method" and x.qualname.startswith(prefix) and "." not in x.qualname[len(prefix):]]
@@ -75,7 +75,7 @@ async def counted(job: Job, facts: Facts) -> TurnDone | None:
     member = _MEMBERS.match(facts.request)
     for n in facts.symbols:
         d = n.definitions[0]
-        items = members(index, d, member.group(1).lower()) if member else entries(index, d)
+        items = members(index, d) if member else entries(index, d)
         if items:
             async def nothing() -> None:
                 return None

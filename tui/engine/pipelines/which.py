@@ -1,6 +1,6 @@
 """"Which function turns a dict back into XML, and in which file?": when the question names no code, the program
 ranks the project's definitions by the words their names and the first line of their docs share with the question
-(a name is split into its words: ``unparse`` → un, parse; ``toXML`` → to, xml), shows the model the best dozen as
+(a name is split into its words: ``toXML`` → to, xml; ``load_config`` → load, config), shows the model the best dozen as
 a list, each with that line, and asks it to choose one (a constrained choice). The answer names the definition,
 its file and line, and its doc line, from the index: nothing in it is the model's but the choice.
 """
@@ -29,9 +29,9 @@ _STOP = set("a an the of to in on for and or is it its by with as at which what 
 SHOWN = 12
 
 
-def doc_line(index: RepoIndex, d: Definition) -> str:
-    """The first line of a definition's docstring (Python) or of the JSDoc block just above it (JS/TS)."""
-    lines = (index.text(d.path) or "").splitlines()
+def doc_line(lines: list[str], d: Definition) -> str:
+    """The first line of a definition's docstring (Python) or of the JSDoc block just above it (JS/TS), from its
+    file's ``lines``."""
     if d.path.endswith(".py"):
         body = "\n".join(lines[d.symbol.start - 1:min(d.symbol.end, d.symbol.start + 12)])
         m = re.search(r"^\s*(?:[rRbBuU]{0,2})(\"\"\"|''')\s*(.*?)\s*(?:\1|$)", body.split(":", 1)[-1], re.M | re.S)
@@ -47,11 +47,10 @@ def doc_line(index: RepoIndex, d: Definition) -> str:
 
 
 def words(text: str) -> set[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text))
-    out = {w.lower() for w in re.findall(r"[A-Za-z]+", spaced.replace("_", " ")) if len(w) > 1}
-    if any(w.startswith("un") and len(w) > 4 for w in out):  # unparse: un + parse
-        out |= {w[2:] for w in out if w.startswith("un") and len(w) > 4} | {"un"}
-    return out - _STOP
+    """The words of a question, a name (split as the scaffold splits names: toXML → to, xml) or a doc line."""
+    from tui.scaffold.render import words as name_words
+
+    return {w for w in name_words(re.sub(r"[^A-Za-z]+", " ", text)) if len(w) > 1} - _STOP
 
 
 def _shared(asked: set[str], have: set[str]) -> int:
@@ -64,11 +63,13 @@ def _shared(asked: set[str], have: set[str]) -> int:
 def ranked(index: RepoIndex, question: str) -> list[tuple[Definition, str]]:
     asked = words(question)
     scored = []
+    texts: dict[str, list[str]] = {}  # each file read once
     for d in index.definitions(index.sources(tests=False)):
-        if d.symbol.kind not in ("function", "method", "class") or d.symbol.name.startswith("_") and \
-                not d.symbol.name.startswith("__init__"):
+        if d.symbol.kind not in ("function", "method", "class") or d.symbol.name.startswith("_"):
             continue
-        line = doc_line(index, d)
+        if d.path not in texts:
+            texts[d.path] = (index.text(d.path) or "").splitlines()
+        line = doc_line(texts[d.path], d)
         named = words(d.symbol.name) | (words(d.path.rsplit("/", 1)[-1].split(".")[0]) if "exports" in d.symbol.name
                                         else set())  # module.exports = function ...: the file names it
         score = 2 * _shared(asked, named) + _shared(asked, words(line))

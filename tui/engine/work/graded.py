@@ -69,11 +69,9 @@ def graded(snippet: str, language: str) -> str:
         n += 1
         out.append(f"try {{ {line.strip().rstrip(';')}; console.log('{MARK} {n} pass'); }} catch (err) "
                    f"{{ __devagentFailed++; console.log('{MARK} {n} fail: ' + err); }}")
-    out.append("if (__devagentFailed) { throw new (require('assert').AssertionError)("
+    load = "(await import('node:assert'))" if language == "module" else "require('assert')"  # no require in ESM
+    out.append(f"if (__devagentFailed) {{ throw new ({load}.AssertionError)("
                "{ message: __devagentFailed + ' assert(s) failed' }); }")
-    if language in ("module",):  # no require in an ES module: the same error from the import
-        out[-1] = ("if (__devagentFailed) { const { AssertionError } = await import('node:assert'); "
-                   "throw new AssertionError({ message: __devagentFailed + ' assert(s) failed' }); }")
     return "\n".join(out)
 
 
